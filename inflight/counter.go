@@ -1,0 +1,84 @@
+// Package inflight provides an atomic count of requests in flight that
+// several middlewares, routes and metrics collectors can share.
+//
+// A Counter is the one piece of state the frontdoor packages have in
+// common: shed admits with TryInc, concurrency and ping read it, and
+// metrics exports it. The zero value is an empty counter ready to use.
+//
+//	var c inflight.Counter
+//	if !c.TryInc(50) {
+//		// refuse: 50 requests are already in flight
+//	}
+//	defer c.Dec()
+package inflight
+
+import "sync/atomic"
+
+// A Counter counts requests in flight and remembers the highest count it
+// has reached (its peak). The zero value is a valid Counter at 0.
+//
+// A Counter is safe for concurrent use by multiple goroutines. It must not
+// be copied after first use.
+type Counter struct {
+	n    atomic.Int64
+	peak atomic.Int64
+}
+
+// Inc adds one to the count, whatever its value, and returns the new count.
+func (c *Counter) Inc() int64 {
+	n := c.n.Add(1)
+	c.notePeak(n)
+	return n
+}
+
+// TryInc adds one to the count only if the count is below limit, and
+// reports whether it did. Check and increment are one compare-and-swap, so
+// under any burst the count never passes limit, not even for an instant.
+// A limit of 0 or less admits nothing.
+func (c *Counter) TryInc(limit int64) bool {
+	for {
+		n := c.n.Load()
+		if n >= limit {
+			return false
+		}
+		if c.n.CompareAndSwap(n, n+1) {
+			c.notePeak(n + 1)
+			return true
+		}
+	}
+}
+
+// Dec subtracts one from the count and returns the new count. Every
+// successful Inc or TryInc must be matched by exactly one Dec; Dec panics
+// if the count would go below zero, since that is a bookkeeping bug that
+// would otherwise silently raise every limit.
+func (c *Counter) Dec() int64 {
+	n := c.n.Add(-1)
+	if n < 0 {
+		c.n.Add(1)
+		panic("inflight: Dec without a matching Inc")
+	}
+	return n
+}
+
+// Load returns the current count.
+func (c *Counter) Load() int64 { return c.n.Load() }
+
+// Peak returns the highest count reached since the Counter was created or
+// since the last ResetPeak.
+func (c *Counter) Peak() int64 { return c.peak.Load() }
+
+// ResetPeak sets the peak to the current count and returns the peak it
+// replaces, so a caller can read the high-water mark of each interval.
+func (c *Counter) ResetPeak() int64 { return c.peak.Swap(c.n.Load()) }
+
+// notePeak raises the peak to n if n is higher. The common case, n not
+// above the peak, costs one atomic load.
+func (c *Counter) notePeak(n int64) {
+	for {
+		p := c.peak.Load()
+		if n <= p || c.peak.CompareAndSwap(p, n) {
+			return
+		}
+	}
+}
