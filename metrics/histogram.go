@@ -1,0 +1,66 @@
+package metrics
+
+import (
+	"slices"
+	"sync/atomic"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Histogram is a snapshot of a histogram with fixed buckets, laid out as
+// Prometheus reads it.
+type Histogram struct {
+	Bounds []float64 // upper bounds of the buckets, inclusive, ascending, in base units
+	Counts []uint64  // Counts[i] is the number of observations <= Bounds[i] (cumulative)
+	Count  uint64    // all observations, those above the last bound included
+	Sum    float64   // sum of all observations, in base units
+}
+
+// constHistogram returns h as a Prometheus const histogram.
+func constHistogram(d *prometheus.Desc, h Histogram, labels ...string) prometheus.Metric {
+	buckets := make(map[float64]uint64, len(h.Bounds))
+	for i, b := range h.Bounds {
+		buckets[b] = h.Counts[i]
+	}
+	return prometheus.MustNewConstHistogram(d, h.Count, h.Sum, buckets, labels...)
+}
+
+// durationHistogram counts durations into fixed buckets with one atomic
+// add for the bucket and one for the sum; the count is the total of the
+// buckets, so a snapshot never has a count that disagrees with them.
+type durationHistogram struct {
+	bounds  []int64         // upper bounds in nanoseconds, shared
+	secs    []float64       // the same bounds in seconds, as configured
+	buckets []atomic.Uint64 // len(bounds)+1, not cumulative; the last is +Inf
+	sumNs   atomic.Uint64
+}
+
+func newDurationHistogram(secs []float64) durationHistogram {
+	bounds := make([]int64, len(secs))
+	for i, s := range secs {
+		bounds[i] = int64(s * 1e9)
+	}
+	return durationHistogram{bounds: bounds, secs: secs, buckets: make([]atomic.Uint64, len(bounds)+1)}
+}
+
+func (h *durationHistogram) observe(ns int64) {
+	i := 0
+	for i < len(h.bounds) && ns > h.bounds[i] {
+		i++
+	}
+	h.buckets[i].Add(1)
+	h.sumNs.Add(uint64(max(ns, 0)))
+}
+
+// snapshot returns the histogram in seconds, with cumulative counts.
+func (h *durationHistogram) snapshot() Histogram {
+	s := Histogram{Bounds: slices.Clone(h.secs), Counts: make([]uint64, len(h.bounds))}
+	for i := range h.buckets {
+		s.Count += h.buckets[i].Load()
+		if i < len(h.bounds) {
+			s.Counts[i] = s.Count
+		}
+	}
+	s.Sum = float64(h.sumNs.Load()) / 1e9
+	return s
+}

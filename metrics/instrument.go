@@ -1,0 +1,106 @@
+package metrics
+
+import (
+	"net/http"
+	"slices"
+	"sync/atomic"
+	"time"
+
+	"github.com/felixge/httpsnoop"
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// InstrumenterOptions configures an Instrumenter. The zero value is ready
+// to use.
+type InstrumenterOptions struct {
+	// Buckets are the upper bounds, in seconds, of the latency histogram's
+	// buckets, strictly ascending and > 0. Nil means prometheus.DefBuckets
+	// (5 ms to 10 s).
+	Buckets []float64
+}
+
+// Instrument returns a middleware that counts requests by status class,
+// their latency and the bytes written, as NewInstrumenter does, and
+// registers its collector with reg. It panics if name is empty or the
+// registration fails (a second Instrumenter of the same name in reg).
+func Instrument(name string, reg prometheus.Registerer) func(http.Handler) http.Handler {
+	in := NewInstrumenter(name, InstrumenterOptions{})
+	reg.MustRegister(in)
+	return in.Handler
+}
+
+// NewInstrumenter returns an Instrumenter labelled name=name. It panics if
+// name is empty or the buckets are not strictly ascending and positive.
+func NewInstrumenter(name string, opts InstrumenterOptions) *Instrumenter {
+	if opts.Buckets == nil {
+		opts.Buckets = prometheus.DefBuckets
+	}
+	for i, b := range opts.Buckets {
+		if b <= 0 || (i > 0 && b <= opts.Buckets[i-1]) {
+			panic("metrics: Buckets must be > 0 and strictly ascending")
+		}
+	}
+	in := &Instrumenter{}
+	secs := slices.Clone(opts.Buckets)
+	for i := range in.classes {
+		in.classes[i].duration = newDurationHistogram(secs)
+	}
+	in.initDescs(name)
+	return in
+}
+
+// An Instrumenter is a middleware that counts the requests passing
+// through it by status class, with their latency and response bytes, and
+// a prometheus.Collector that reports those counts. Register it with a
+// registry, or read Stats. It is safe for concurrent use by multiple
+// goroutines.
+type Instrumenter struct {
+	classes [numClasses]classCounters
+	panics  atomic.Uint64
+	descs   instrumenterDescs
+}
+
+// classCounters are the counters of one status class; the padding keeps
+// the classes, written by different requests at once, off each other's
+// cache lines.
+type classCounters struct {
+	duration durationHistogram
+	bytes    atomic.Uint64
+	_        [64]byte
+}
+
+// Handler returns a handler that calls next with a ResponseWriter wrapped
+// by httpsnoop, and when next returns, counts the request under the class
+// of the status it sent, its latency (from Handler being called to next
+// returning) and the bytes next wrote through Write, WriteString and
+// ReadFrom (the body, without headers).
+//
+// The status is the first final status next sent: the code of its first
+// WriteHeader call outside 102–199, or 200 if it wrote, flushed or
+// returned first. Informational 1xx responses (103 Early Hints) are not
+// counted; 101 Switching Protocols is. A request whose handler panics
+// (http.ErrAbortHandler included) is counted only in
+// frontdoor_http_panics_total, and the panic goes on unchanged.
+//
+// The wrapped writer has exactly the optional interfaces of w
+// (http.Flusher, http.Hijacker, io.ReaderFrom, io.StringWriter, …) and an
+// Unwrap method, so http.NewResponseController works through it. Handler
+// sends nothing itself and never writes to w after next returned.
+func (in *Instrumenter) Handler(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		rec := &recorder{}
+		ww := httpsnoop.Wrap(w, rec.hooks())
+		returned := false
+		defer func() {
+			if !returned {
+				in.panics.Add(1)
+			}
+		}()
+		next.ServeHTTP(ww, r)
+		returned = true
+		c := &in.classes[classOf(rec.status)]
+		c.duration.observe(int64(time.Since(start)))
+		c.bytes.Add(uint64(rec.bytes))
+	})
+}

@@ -1,0 +1,65 @@
+package metrics
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/frontdoor-go/frontdoor/inflight"
+	"github.com/frontdoor-go/frontdoor/shed"
+)
+
+// NewShedCollector returns a collector of s's counters, labelled
+// name=name. At each scrape it calls s.Stats once and reports:
+//
+//	frontdoor_shed_admitted_total     counter  requests let through
+//	frontdoor_shed_refused_total      counter  requests shed (503)
+//	frontdoor_shed_exempt_total       counter  requests passed by Options.Exempt
+//	frontdoor_shed_in_flight          gauge    requests in flight now
+//	frontdoor_shed_in_flight_peak     gauge    highest in-flight count reached
+//	frontdoor_shed_limit              gauge    the current limit
+//
+// It adds nothing to the Shedder's request path. It panics if name is
+// empty or s is nil. The collector is safe for concurrent use by multiple
+// goroutines.
+func NewShedCollector(name string, s *shed.Shedder) prometheus.Collector {
+	if s == nil {
+		panic("metrics: NewShedCollector needs a non-nil *shed.Shedder")
+	}
+	d := newDescs("shed", "shed", name)
+	admitted := d.add("admitted_total", "Requests the shedder let through.")
+	refused := d.add("refused_total", "Requests the shedder refused with 503 because the limit was reached.")
+	exempt := d.add("exempt_total", "Requests passed by the Exempt function, neither counted nor shed.")
+	inFlight := d.add("in_flight", "Requests in flight in the shedder's counter.")
+	peak := d.add("in_flight_peak", "Highest in-flight count the shedder's counter reached.")
+	limit := d.add("limit", "The shedder's current limit on requests in flight.")
+	return &statsCollector{descs: d.all, collect: func(ch chan<- prometheus.Metric) {
+		st := s.Stats()
+		ch <- counter(admitted, st.Admitted)
+		ch <- counter(refused, st.Shed)
+		ch <- counter(exempt, st.Exempt)
+		ch <- gauge(inFlight, st.InFlight)
+		ch <- gauge(peak, st.Peak)
+		ch <- gauge(limit, st.Limit)
+	}}
+}
+
+// NewCounterCollector returns a collector of an inflight.Counter, labelled
+// name=name, for a counter no Shedder reports (one fed by inflight.Track,
+// or shared by several middlewares):
+//
+//	frontdoor_in_flight        gauge  requests in flight now
+//	frontdoor_in_flight_peak   gauge  highest count reached
+//
+// It panics if name is empty or c is nil. The collector is safe for
+// concurrent use by multiple goroutines.
+func NewCounterCollector(name string, c *inflight.Counter) prometheus.Collector {
+	if c == nil {
+		panic("metrics: NewCounterCollector needs a non-nil *inflight.Counter")
+	}
+	d := newDescs("inflight", "", name)
+	inFlight := d.add("in_flight", "Requests in flight in the counter.")
+	peak := d.add("in_flight_peak", "Highest count the counter reached.")
+	return &statsCollector{descs: d.all, collect: func(ch chan<- prometheus.Metric) {
+		ch <- gauge(inFlight, c.Load())
+		ch <- gauge(peak, c.Peak())
+	}}
+}
