@@ -100,7 +100,6 @@ func TestInstrumentAddsNoInterfaces(t *testing.T) {
 	})).ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/", nil))
 }
 
-
 // serveOnce serves h on a new test server and closes the returned channel
 // when h has returned from the first request.
 func serveOnce(h http.Handler) (*httptest.Server, <-chan struct{}) {
