@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/frontdoor-go/frontdoor/metrics"
+	"github.com/frontdoor-go/frontdoor/shed"
 )
 
 // serverWriter is a ResponseWriter that does nothing but has every
@@ -80,4 +81,18 @@ func BenchmarkInstrument(b *testing.B) {
 		runParallel(b, metrics.Instrument("bench", prometheus.NewRegistry())(okHandler))
 	})
 	b.Run("promhttp", func(b *testing.B) { runParallel(b, promhttpChain(okHandler)) })
+}
+
+// BenchmarkGather is the cost of one scrape of a Shedder and an
+// Instrumenter, paid by the scraper, never by a request.
+func BenchmarkGather(b *testing.B) {
+	reg := prometheus.NewRegistry()
+	in := metrics.NewInstrumenter("api", metrics.InstrumenterOptions{})
+	reg.MustRegister(metrics.NewShedCollector("api", shed.New(shed.Options{Limit: 50})), in)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := reg.Gather(); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

@@ -76,11 +76,17 @@ type classCounters struct {
 // ReadFrom (the body, without headers).
 //
 // The status is the first final status next sent: the code of its first
-// WriteHeader call outside 102–199, or 200 if it wrote, flushed or
-// returned first. Informational 1xx responses (103 Early Hints) are not
-// counted; 101 Switching Protocols is. A request whose handler panics
+// WriteHeader call outside 102–199, or 200 if it wrote a body or returned
+// first. Informational 1xx responses (103 Early Hints) are not counted;
+// 101 Switching Protocols is. A request whose handler panics
 // (http.ErrAbortHandler included) is counted only in
 // frontdoor_http_panics_total, and the panic goes on unchanged.
+//
+// Flush and Hijack pass through unobserved, which keeps the wrapper to
+// four hooks: a handler that flushes before any WriteHeader or Write and
+// only then calls WriteHeader(code) (a superfluous call net/http ignores
+// and logs; the client got 200) is counted under code, and a hijacked
+// connection under the status set before the hijack, 200 if none.
 //
 // The wrapped writer has exactly the optional interfaces of w
 // (http.Flusher, http.Hijacker, io.ReaderFrom, io.StringWriter, …) and an
