@@ -64,3 +64,19 @@ func (h *durationHistogram) snapshot() Histogram {
 	s.Sum = float64(h.sumNs.Load()) / 1e9
 	return s
 }
+
+// perBucket returns a Histogram from per-bucket counts, the layout the
+// middlewares' Stats use: counts[i] counts observations in
+// (bounds[i-1], bounds[i]], and a last count, one past bounds, those above
+// every bound. count and sum cover all buckets.
+func perBucket(bounds []float64, counts []uint64, count uint64, sum float64) Histogram {
+	h := Histogram{Bounds: bounds, Counts: make([]uint64, len(bounds)), Count: count, Sum: sum}
+	var c uint64
+	for i := range bounds {
+		if i < len(counts) {
+			c += counts[i]
+		}
+		h.Counts[i] = c
+	}
+	return h
+}
