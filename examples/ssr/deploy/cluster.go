@@ -37,7 +37,9 @@ type Config struct {
 	Inter       time.Duration
 	AgentInter  time.Duration
 	Fall, Rise  int
-	Work        int // ssr -work
+	Work        int    // ssr -work
+	HAProxyBin  string // default "haproxy"
+	NginxBin    string // default "nginx"
 }
 
 // defaults fills the zero fields: three instances, maxconn 1, checks every
@@ -60,6 +62,12 @@ func (c *Config) defaults() error {
 	}
 	if c.Rise == 0 {
 		c.Rise = 2
+	}
+	if c.HAProxyBin == "" {
+		c.HAProxyBin = "haproxy"
+	}
+	if c.NginxBin == "" {
+		c.NginxBin = "nginx"
 	}
 	if c.Work == 0 {
 		c.Work = 1000
@@ -174,7 +182,7 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 		}
 	}
 	var err error
-	c.haproxy, err = start(cfg.Dir, "haproxy", "haproxy", "-db", "-f", filepath.Join(cfg.Dir, "haproxy.cfg"))
+	c.haproxy, err = start(cfg.Dir, "haproxy", cfg.HAProxyBin, "-db", "-f", filepath.Join(cfg.Dir, "haproxy.cfg"))
 	if err == nil {
 		err = c.waitStatus(ctx, func(s map[string]ServerStat) bool {
 			for i := range cfg.Instances {
@@ -186,7 +194,7 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 		})
 	}
 	if err == nil {
-		c.nginx, err = start(cfg.Dir, "nginx", "nginx", "-p", cfg.Dir, "-e", filepath.Join(cfg.Dir, "nginx-error.log"), "-c", filepath.Join(cfg.Dir, "nginx.conf"))
+		c.nginx, err = start(cfg.Dir, "nginx", cfg.NginxBin, "-p", cfg.Dir, "-e", filepath.Join(cfg.Dir, "nginx-error.log"), "-c", filepath.Join(cfg.Dir, "nginx.conf"))
 	}
 	if err == nil {
 		err = waitOK(ctx, c.URL()+"/ping", c.nginx)
@@ -309,8 +317,13 @@ func (c *Cluster) Stop() error {
 	var errs []error
 	errs = append(errs, c.nginx.stop(syscall.SIGQUIT, 10*time.Second))
 	errs = append(errs, c.haproxy.stop(syscall.SIGUSR1, 10*time.Second))
+	// The instances drain in parallel.
+	ch := make(chan error, len(c.instances))
 	for _, p := range c.instances {
-		errs = append(errs, p.stop(syscall.SIGTERM, c.cfg.DrainDelay()+10*time.Second))
+		go func() { ch <- p.stop(syscall.SIGTERM, c.cfg.DrainDelay()+10*time.Second) }()
+	}
+	for range c.instances {
+		errs = append(errs, <-ch)
 	}
 	return errors.Join(errs...)
 }

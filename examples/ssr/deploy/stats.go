@@ -17,6 +17,7 @@ type ServerStat struct {
 	Weight      int    // effective weight, after the agent's percentage
 	AgentStatus string // e.g. L7OK
 	AgentDesc   string // the agent's reply as HAProxy read it
+	CheckDesc   string // the result of the last health check
 }
 
 // Command sends one command to HAProxy's stats socket and returns the answer.
@@ -75,7 +76,7 @@ func (c *Cluster) Servers() (map[string]ServerStat, error) {
 			return nil, fmt.Errorf("show stat: no server %s", c.Name(i))
 		}
 		w, _ := strconv.Atoi(r["weight"])
-		m[c.Name(i)] = ServerStat{Status: r["status"], Weight: w, AgentStatus: r["agent_status"], AgentDesc: r["agent_desc"]}
+		m[c.Name(i)] = ServerStat{Status: r["status"], Weight: w, AgentStatus: r["agent_status"], AgentDesc: r["agent_desc"], CheckDesc: r["check_desc"]}
 	}
 	return m, nil
 }
