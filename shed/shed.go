@@ -81,7 +81,7 @@ func New(opts Options) *Shedder {
 		exempt:  opts.Exempt,
 	}
 	if s.counter == nil {
-		s.counter = new(inflight.Counter)
+		s.counter = &s.own
 	}
 	if s.reject == nil {
 		s.reject = newRefusal(opts.RetryAfter, opts.CloseConnection)
@@ -101,7 +101,9 @@ type Shedder struct {
 	// The counters below are written on every request; the padding keeps
 	// them off the cache line of the read-mostly fields above.
 	_        [64]byte
+	own      inflight.Counter
 	admitted atomic.Uint64
+	_        [64]byte
 	shed     atomic.Uint64
 	exempted atomic.Uint64
 }
