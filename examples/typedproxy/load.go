@@ -66,11 +66,26 @@ func (r *loadResult) quantile(q float64) time.Duration {
 // runLoad drives a closed loop: conc workers, each sending GET url and
 // reading the answer, one at a time, for warmup and then for d. It prints
 // a loadResult for the window after warmup.
-func runLoad(url string, conc int, warmup, d time.Duration) error {
+//
+// With raw set, each worker uses a rawClient on its own connection;
+// otherwise all share a net/http Client.
+func runLoad(url string, conc int, warmup, d time.Duration, raw bool) error {
 	client := &http.Client{Transport: &http.Transport{
 		MaxIdleConnsPerHost: conc, MaxConnsPerHost: conc, DisableCompression: true,
 	}}
 	defer client.CloseIdleConnections()
+	get := func() error {
+		resp, err := client.Get(url)
+		if err != nil {
+			return err
+		}
+		_, err = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if err == nil && resp.StatusCode != http.StatusOK {
+			err = errNotOK
+		}
+		return err
+	}
 	start := time.Now().Add(warmup)
 	end := start.Add(d)
 	var ok, bad atomic.Uint64
@@ -79,24 +94,27 @@ func runLoad(url string, conc int, warmup, d time.Duration) error {
 	for w := range conc {
 		hist := make([]uint64, histBuckets)
 		hists[w] = hist
+		get := get
+		if raw {
+			rc, err := newRawClient(url)
+			if err != nil {
+				return err
+			}
+			defer rc.close()
+			get = rc.get
+		}
 		wg.Go(func() {
 			for {
 				t0 := time.Now()
 				if !t0.Before(end) {
 					return
 				}
-				resp, err := client.Get(url)
-				good := err == nil
-				if err == nil {
-					_, err = io.Copy(io.Discard, resp.Body)
-					resp.Body.Close()
-					good = err == nil && resp.StatusCode == http.StatusOK
-				}
+				err := get()
 				t1 := time.Now()
 				if t0.Before(start) || t1.After(end) {
 					continue
 				}
-				if !good {
+				if err != nil {
 					bad.Add(1)
 					continue
 				}

@@ -44,18 +44,23 @@ func main() {
 	rounds := flag.Int("rounds", 3, "rounds; each variant runs once per round")
 	conc := flag.Int("c", 20, "concurrent clients (closed loop)")
 	conns := flag.Int("conns", 0, "upstream connections per proxy (default -c)")
+	client := flag.String("client", "raw", "load client: raw (minimal HTTP/1.1, like ab) or nethttp (net/http.Client)")
 	flag.Parse()
 	var err error
 	switch *role {
 	case "upstream":
 		err = runUpstream()
 	case "load":
-		err = runLoad(*target, *conc, *warmup, *d)
+		err = runLoad(*target, *conc, *warmup, *d, *client == "raw")
 	case "":
+		if *client != "raw" && *client != "nethttp" {
+			err = fmt.Errorf("unknown -client %q", *client)
+			break
+		}
 		if *conns == 0 {
 			*conns = *conc
 		}
-		err = compare(*d, *warmup, *rounds, *conc, *conns)
+		err = compare(*d, *warmup, *rounds, *conc, *conns, *client)
 	default:
 		err = fmt.Errorf("unknown -role %q", *role)
 	}
@@ -75,10 +80,12 @@ type variant struct {
 	inFlight    inflight.Counter
 	res         loadResult
 	mallocs     uint64
-	cpu         time.Duration
+	cpu         time.Duration // this process's CPU time during the runs
+	clientCPU   time.Duration
+	upstreamCPU time.Duration
 }
 
-func compare(d, warmup time.Duration, rounds, conc, conns int) error {
+func compare(d, warmup time.Duration, rounds, conc, conns int, client string) error {
 	self, err := os.Executable()
 	if err != nil {
 		return err
@@ -120,12 +127,12 @@ func compare(d, warmup time.Duration, rounds, conc, conns int) error {
 		v.url = "http://" + l.Addr().String() + "/v1/hello"
 	}
 
-	fmt.Printf("GOMAXPROCS=%d NumCPU=%d, %d clients, %d upstream conns/proxy, %v per variant in %d rounds (+%v warm-up each)\n",
-		runtime.GOMAXPROCS(0), runtime.NumCPU(), conc, conns, d, rounds, warmup)
+	fmt.Printf("GOMAXPROCS=%d NumCPU=%d, %d %s clients (closed loop), %d upstream conns/proxy, %v per variant in %d rounds (+%v warm-up each)\n",
+		runtime.GOMAXPROCS(0), runtime.NumCPU(), conc, client, conns, d, rounds, warmup)
 	per := d / time.Duration(rounds)
 	for range rounds {
 		for _, v := range vs {
-			if err := v.run(self, conc, warmup, per); err != nil {
+			if err := v.run(self, up, client, conc, warmup, per); err != nil {
 				return fmt.Errorf("%s: %w", v.name, err)
 			}
 		}
@@ -135,9 +142,10 @@ func compare(d, warmup time.Duration, rounds, conc, conns int) error {
 }
 
 // run drives one load run against v and adds what it measured.
-func (v *variant) run(self string, conc int, warmup, d time.Duration) error {
+func (v *variant) run(self string, up *upstreamProcess, client string, conc int, warmup, d time.Duration) error {
 	cmd := newChild(self, "-role=load", "-url="+v.url, fmt.Sprint("-c=", conc),
-		"-warmup="+warmup.String(), "-d="+d.String())
+		"-warmup="+warmup.String(), "-d="+d.String(), "-client="+client)
+	up0 := up.cpuTime()
 	served0 := v.served.Load()
 	var m0, m1 runtime.MemStats
 	runtime.ReadMemStats(&m0)
@@ -148,6 +156,8 @@ func (v *variant) run(self string, conc int, warmup, d time.Duration) error {
 	if err != nil {
 		return err
 	}
+	v.upstreamCPU += up.cpuTime() - up0
+	v.clientCPU += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	var res loadResult
 	if err := json.Unmarshal(out, &res); err != nil {
 		return err
@@ -163,14 +173,16 @@ func (v *variant) run(self string, conc int, warmup, d time.Duration) error {
 // printTable prints the results as a markdown table.
 func printTable(vs []*variant) {
 	fmt.Println()
-	fmt.Println("| variant | req/s | p50 | p99 | errors | allocs/req (proxy) | CPU/req (proxy) | peak in flight | vs HTTP proxy |")
-	fmt.Println("|---|--:|--:|--:|--:|--:|--:|--:|--:|")
+	fmt.Println("| variant | req/s | p50 | p99 | errors | allocs/req proxy | CPU/req proxy | CPU/req upstream | CPU/req client | peak in flight | req/s vs HTTP proxy |")
+	fmt.Println("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
 	base := vs[0].rate()
 	for _, v := range vs {
 		n := float64(v.servedTotal)
-		fmt.Printf("| %s | %.0f | %v | %v | %d | %.1f | %.1f µs | %d | %.2fx |\n",
+		perReq := func(d time.Duration) float64 { return float64(d.Microseconds()) / n }
+		fmt.Printf("| %s | %.0f | %v | %v | %d | %.1f | %.1f µs | %.1f µs | %.1f µs | %d | %.2fx |\n",
 			v.name, v.rate(), round(v.res.quantile(0.50)), round(v.res.quantile(0.99)), v.res.Errors,
-			float64(v.mallocs)/n, float64(v.cpu.Microseconds())/n, v.inFlight.Peak(), v.rate()/base)
+			float64(v.mallocs)/n, perReq(v.cpu), perReq(v.upstreamCPU), perReq(v.clientCPU),
+			v.inFlight.Peak(), v.rate()/base)
 	}
 }
 
