@@ -6,10 +6,12 @@
 // It runs three processes, all on 127.0.0.1 ephemeral ports: this one
 // holds the proxies; a child serves the same upstream work over HTTP and
 // over typed TCP; another child per run is the load generator, a closed
-// loop of -c clients. Keeping client and upstream out of the proxy's
-// process makes the allocation and CPU figures the proxy's own. The
-// variants take turns over -rounds rounds, so a noisy neighbour hurts
-// them alike.
+// loop of -c clients (a minimal keep-alive HTTP/1.1 client like ab's by
+// default, net/http's with -client nethttp). Keeping client and upstream
+// out of the proxy's process makes the allocation and CPU figures the
+// proxy's own; the upstream's and the client's CPU are read from the
+// kernel. The variants take turns over -rounds rounds, so a noisy
+// neighbour hurts them alike.
 //
 //	go run ./examples/typedproxy -d 5s -c 20
 //
