@@ -1,0 +1,121 @@
+package frame_test
+
+import (
+	"testing"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protodesc"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/descriptorpb"
+	"google.golang.org/protobuf/types/dynamicpb"
+
+	"github.com/frontdoor-go/frontdoor/examples/typedproxy/frame"
+)
+
+// schema builds messages.proto as a descriptor, so the protobuf runtime
+// can check the hand-written encoding without generated code.
+func schema(t *testing.T) protoreflect.FileDescriptor {
+	t.Helper()
+	field := func(name string, num int32, typ descriptorpb.FieldDescriptorProto_Type, label descriptorpb.FieldDescriptorProto_Label, typeName string) *descriptorpb.FieldDescriptorProto {
+		f := &descriptorpb.FieldDescriptorProto{
+			Name: proto.String(name), Number: proto.Int32(num), Type: typ.Enum(), Label: label.Enum(),
+			JsonName: proto.String(name),
+		}
+		if typeName != "" {
+			f.TypeName = proto.String(typeName)
+		}
+		return f
+	}
+	const (
+		opt = descriptorpb.FieldDescriptorProto_LABEL_OPTIONAL
+		rep = descriptorpb.FieldDescriptorProto_LABEL_REPEATED
+		i32 = descriptorpb.FieldDescriptorProto_TYPE_INT32
+		str = descriptorpb.FieldDescriptorProto_TYPE_STRING
+		byt = descriptorpb.FieldDescriptorProto_TYPE_BYTES
+		msg = descriptorpb.FieldDescriptorProto_TYPE_MESSAGE
+	)
+	fd := &descriptorpb.FileDescriptorProto{
+		Name:    proto.String("messages.proto"),
+		Package: proto.String("frontdoor.typedproxy"),
+		Syntax:  proto.String("proto3"),
+		MessageType: []*descriptorpb.DescriptorProto{
+			{Name: proto.String("Header"), Field: []*descriptorpb.FieldDescriptorProto{
+				field("name", 1, str, opt, ""), field("value", 2, str, opt, ""),
+			}},
+			{Name: proto.String("Request"), Field: []*descriptorpb.FieldDescriptorProto{
+				field("version", 1, i32, opt, ""), field("url", 2, str, opt, ""),
+				field("method", 3, str, opt, ""), field("host", 4, str, opt, ""),
+				field("remote_addr", 5, str, opt, ""), field("content_type", 6, str, opt, ""),
+				field("accept", 7, str, opt, ""), field("request_id", 8, str, opt, ""),
+				field("headers", 9, msg, rep, ".frontdoor.typedproxy.Header"),
+				field("body", 10, byt, opt, ""),
+			}},
+			{Name: proto.String("Response"), Field: []*descriptorpb.FieldDescriptorProto{
+				field("status", 1, i32, opt, ""), field("content_type", 2, str, opt, ""),
+				field("body", 3, byt, opt, ""),
+			}},
+		},
+	}
+	f, err := protodesc.NewFile(fd, nil)
+	if err != nil {
+		t.Fatalf("protodesc.NewFile() = %v", err)
+	}
+	return f
+}
+
+// TestProtobufCompat checks that the protobuf runtime reads what Append
+// writes, field by field, and that Unmarshal reads what the runtime writes.
+func TestProtobufCompat(t *testing.T) {
+	msgs := schema(t).Messages()
+	for _, want := range requests {
+		m := dynamicpb.NewMessage(msgs.ByName("Request"))
+		if err := proto.Unmarshal(want.Append(nil), m); err != nil {
+			t.Fatalf("proto.Unmarshal(Request) = %v", err)
+		}
+		get := func(name string) protoreflect.Value {
+			return m.Get(m.Descriptor().Fields().ByName(protoreflect.Name(name)))
+		}
+		if got := int32(get("version").Int()); got != want.Version {
+			t.Errorf("runtime version = %d, want %d", got, want.Version)
+		}
+		if got := get("url").String(); got != want.URL {
+			t.Errorf("runtime url = %q, want %q", got, want.URL)
+		}
+		if got := get("request_id").String(); got != want.RequestID {
+			t.Errorf("runtime request_id = %q, want %q", got, want.RequestID)
+		}
+		if got := get("headers").List().Len(); got != len(want.Header) {
+			t.Errorf("runtime headers = %d, want %d", got, len(want.Header))
+		}
+		if got := len(get("body").Bytes()); got != len(want.Body) {
+			t.Errorf("runtime body = %d bytes, want %d", got, len(want.Body))
+		}
+		b, err := proto.MarshalOptions{Deterministic: true}.Marshal(m)
+		if err != nil {
+			t.Fatalf("proto.Marshal(Request) = %v", err)
+		}
+		var got frame.Request
+		if err := got.Unmarshal(b); err != nil || !equalRequest(&got, &want) {
+			t.Errorf("Unmarshal(runtime bytes) = %+v, %v; want %+v", got, err, want)
+		}
+	}
+	for _, want := range responses {
+		m := dynamicpb.NewMessage(msgs.ByName("Response"))
+		if err := proto.Unmarshal(want.Append(nil), m); err != nil {
+			t.Fatalf("proto.Unmarshal(Response) = %v", err)
+		}
+		b, err := proto.Marshal(m)
+		if err != nil {
+			t.Fatalf("proto.Marshal(Response) = %v", err)
+		}
+		var got frame.Response
+		if err := got.Unmarshal(b); err != nil || got.Status != want.Status || got.ContentType != want.ContentType || string(got.Body) != string(want.Body) {
+			t.Errorf("Unmarshal(runtime bytes) = %d, %v; want %d", got.Status, err, want.Status)
+		}
+	}
+	// The runtime rejects invalid UTF-8 in proto3 strings, and so does Unmarshal.
+	bad := (&frame.Request{URL: "/\xff"}).Append(nil)
+	if err := proto.Unmarshal(bad, dynamicpb.NewMessage(msgs.ByName("Request"))); err == nil {
+		t.Errorf("runtime accepted invalid UTF-8; the schema test is not testing proto3")
+	}
+}

@@ -1,0 +1,227 @@
+package ping_test
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/frontdoor-go/frontdoor/inflight"
+	"github.com/frontdoor-go/frontdoor/ping"
+)
+
+func TestAgentReply(t *testing.T) {
+	tests := []struct {
+		name     string
+		state    ping.State
+		inflight int64
+		limit    int64
+		minW     int
+		noCount  bool
+		want     string
+	}{
+		{"idle", ping.Ready, 0, 4, 0, false, "up ready 100%\n"},
+		{"one of four", ping.Ready, 1, 4, 0, false, "up ready 75%\n"},
+		{"three of four", ping.Ready, 3, 4, 0, false, "up ready 25%\n"},
+		{"full uses MinWeight default", ping.Ready, 4, 4, 0, false, "up ready 1%\n"},
+		{"over limit clamps", ping.Ready, 9, 4, 0, false, "up ready 1%\n"},
+		{"MinWeight floor", ping.Ready, 3, 4, 50, false, "up ready 50%\n"},
+		{"rounds down", ping.Ready, 1, 3, 0, false, "up ready 66%\n"},
+		{"no counter", ping.Ready, 0, 0, 0, true, "up ready\n"},
+		{"draining", ping.Draining, 1, 4, 0, false, "drain\n"},
+		{"maint", ping.Maint, 0, 4, 0, false, "maint\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			chk := ping.New(ping.Options{})
+			chk.SetState(tt.state)
+			opts := ping.AgentOptions{Checker: chk, Limit: tt.limit, MinWeight: tt.minW}
+			if !tt.noCount {
+				opts.Counter = new(inflight.Counter)
+				for range tt.inflight {
+					opts.Counter.Inc()
+				}
+			}
+			if got := ping.NewAgent(opts).Reply(); got != tt.want {
+				t.Errorf("Reply() = %q, want %q", got, tt.want)
+			}
+		})
+	}
+	if got := ping.NewAgent(ping.AgentOptions{}).Reply(); got != "up ready\n" {
+		t.Errorf("zero AgentOptions: Reply() = %q, want \"up ready\\n\"", got)
+	}
+}
+
+func TestNewAgentPanics(t *testing.T) {
+	tests := []struct {
+		name string
+		opts ping.AgentOptions
+	}{
+		{"counter without limit", ping.AgentOptions{Counter: new(inflight.Counter)}},
+		{"MinWeight over 100", ping.AgentOptions{MinWeight: 101}},
+		{"negative MinWeight", ping.AgentOptions{MinWeight: -1}},
+		{"negative Timeout", ping.AgentOptions{Timeout: -1}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			defer func() {
+				r := recover()
+				if s, _ := r.(string); !strings.HasPrefix(s, "ping: ") {
+					t.Errorf("panic = %v, want a \"ping: \" message", r)
+				}
+			}()
+			ping.NewAgent(tt.opts)
+		})
+	}
+}
+
+// startAgent serves a on a loopback port and returns its address; the
+// agent is closed at the end of the test.
+func startAgent(t *testing.T, a *ping.Agent) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- a.ServeAgent(ln) }()
+	t.Cleanup(func() {
+		a.Close()
+		if err := <-done; !errors.Is(err, ping.ErrAgentClosed) {
+			t.Errorf("ServeAgent() = %v, want ErrAgentClosed", err)
+		}
+	})
+	return ln.Addr().String()
+}
+
+// check does what HAProxy does: connect, optionally send the agent-send
+// string, read one line, close.
+func check(t *testing.T, addr, send string) string {
+	t.Helper()
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(5 * time.Second))
+	if send != "" {
+		if _, err := io.WriteString(conn, send); err != nil {
+			t.Fatal(err)
+		}
+	}
+	line, err := bufio.NewReader(conn).ReadString('\n')
+	if err != nil {
+		t.Fatalf("reading agent reply: %v (got %q)", err, line)
+	}
+	return line
+}
+
+func TestAgentWire(t *testing.T) {
+	var c inflight.Counter
+	chk := ping.New(ping.Options{})
+	addr := startAgent(t, ping.NewAgent(ping.AgentOptions{Checker: chk, Counter: &c, Limit: 2}))
+
+	if got := check(t, addr, ""); got != "up ready 100%\n" {
+		t.Errorf("idle reply = %q, want %q", got, "up ready 100%\n")
+	}
+	c.Inc()
+	if got := check(t, addr, "backend/srv1\n"); got != "up ready 50%\n" {
+		t.Errorf("reply with agent-send = %q, want %q", got, "up ready 50%\n")
+	}
+	c.Dec()
+	chk.Drain()
+	if got := check(t, addr, ""); got != "drain\n" {
+		t.Errorf("draining reply = %q, want %q", got, "drain\n")
+	}
+	chk.SetState(ping.Maint)
+	if got := check(t, addr, strings.Repeat("x", 100000)); got != "maint\n" {
+		t.Errorf("maint reply after a large send = %q, want %q", got, "maint\n")
+	}
+	chk.SetState(ping.Ready)
+	if got := check(t, addr, ""); got != "up ready 100%\n" {
+		t.Errorf("reply after ready = %q, want %q", got, "up ready 100%\n")
+	}
+}
+
+// TestAgentEndsConnection checks that the agent closes each connection
+// after its one line, as HAProxy expects, also when the client says nothing.
+func TestAgentEndsConnection(t *testing.T) {
+	addr := startAgent(t, ping.NewAgent(ping.AgentOptions{Timeout: 200 * time.Millisecond}))
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(5 * time.Second))
+	b, err := io.ReadAll(conn)
+	if err != nil {
+		t.Fatalf("ReadAll: %v", err)
+	}
+	if string(b) != "up ready\n" {
+		t.Errorf("read %q until EOF, want %q", b, "up ready\n")
+	}
+}
+
+func TestAgentClose(t *testing.T) {
+	a := ping.NewAgent(ping.AgentOptions{})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- a.ServeAgent(ln) }()
+	check(t, ln.Addr().String(), "")
+	a.Close()
+	if err := <-done; !errors.Is(err, ping.ErrAgentClosed) {
+		t.Errorf("ServeAgent() after Close = %v, want ErrAgentClosed", err)
+	}
+	if _, err := net.Dial("tcp", ln.Addr().String()); err == nil {
+		t.Errorf("Dial after Close succeeded, want the listener closed")
+	}
+	ln2, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.ServeAgent(ln2); !errors.Is(err, ping.ErrAgentClosed) {
+		t.Errorf("ServeAgent() on a closed Agent = %v, want ErrAgentClosed", err)
+	}
+}
+
+// FuzzAgent sends arbitrary client bytes (HAProxy's agent-send is free
+// text) and checks that the reply is always the agent's one line.
+func FuzzAgent(f *testing.F) {
+	f.Add([]byte(""))
+	f.Add([]byte("backend/srv1\n"))
+	f.Add([]byte("\r\n\x00\xff"))
+	f.Add([]byte(strings.Repeat("a", 5000)))
+	var c inflight.Counter
+	c.Inc()
+	a := ping.NewAgent(ping.AgentOptions{Counter: &c, Limit: 4, Timeout: time.Second})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		f.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- a.ServeAgent(ln) }()
+	f.Cleanup(func() { a.Close(); <-done })
+	addr := ln.Addr().String()
+	f.Fuzz(func(t *testing.T, send []byte) {
+		conn, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		conn.SetDeadline(time.Now().Add(5 * time.Second))
+		go func() { conn.Write(send) }()
+		b, err := io.ReadAll(conn)
+		if err != nil && len(b) == 0 {
+			t.Fatalf("read: %v", err)
+		}
+		if string(b) != "up ready 75%\n" {
+			t.Errorf("reply = %q, want %q", b, "up ready 75%\n")
+		}
+	})
+}
