@@ -121,7 +121,10 @@ func Limit(maxBytes int64) func(http.Handler) http.Handler {
 // Sent: 413 (body over MaxBytes), 408 (IdleTimeout or Timeout passed) and
 // 400 (truncated or malformed body), each with Connection: close,
 // Content-Type: text/plain; charset=utf-8 and a short fixed body, or
-// whatever Reject writes. Nothing is written for a client that is gone.
+// whatever Reject writes. For a client that is gone nothing is written:
+// Handler panics with http.ErrAbortHandler, which makes net/http drop the
+// response without logging (close the connection, reset the stream);
+// middlewares outside see that panic and should let it through.
 //
 // What next sees: the same *http.Request, with Body an in-memory (or
 // spooled) reader over the complete body, ContentLength its length,

@@ -69,8 +69,12 @@ func (b *Buffer) fail(w http.ResponseWriter, r *http.Request, err error) {
 		b.c.timedOut.Add(1)
 		b.refuse(w, r, http.StatusRequestTimeout, class, err)
 	case ErrClientGone:
-		// Nobody is listening: count it, write nothing.
+		// Nobody is listening: count it and abort the response, so that
+		// net/http writes nothing either (returning would make it send an
+		// implicit 200 to a half-closed client) and closes the connection
+		// or resets the stream, without logging.
 		b.c.clientGone.Add(1)
+		panic(http.ErrAbortHandler)
 	case ErrSpool:
 		b.c.spoolErrors.Add(1)
 		b.refuse(w, r, http.StatusInternalServerError, class, err)

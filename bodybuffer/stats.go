@@ -17,10 +17,10 @@ type Stats struct {
 	SpoolErrors uint64 // 500: the temporary file could not be written
 	Passed      uint64 // streamed through unbuffered (Upgrade, gRPC, Skip...)
 
-	Reading  int64 // bodies being read now
-	MemHeld  int64 // bytes of body buffers held now (reading or in next)
-	MemPeak  int64 // highest MemHeld since New
-	Sizes    Histogram
+	Reading int64 // bodies being read now
+	MemHeld int64 // bytes of body buffers held now (reading or in next)
+	MemPeak int64 // highest MemHeld since New
+	Sizes   Histogram
 }
 
 // Histogram is a distribution of body sizes in bytes, for the bodies
