@@ -50,8 +50,14 @@ func (b *Buffer) fill(w http.ResponseWriter, r *http.Request, s *body) error {
 			used = 0
 			continue
 		}
-		if cl >= 0 && n >= cl {
-			p = s.probe[:]
+		if cl >= 0 {
+			// Read no further than the declared length, then probe: a
+			// source that goes on past it has a broken framing.
+			if n >= cl {
+				p = s.probe[:]
+			} else if rest := cl - n; int64(len(p)) > rest {
+				p = p[:rest]
+			}
 		}
 		if b.maxBytes >= 0 {
 			if room := b.maxBytes + 1 - n; int64(len(p)) > room {
