@@ -249,4 +249,3 @@ func TestRejectCause(t *testing.T) {
 		t.Errorf("Cause(plain request) = %v, want nil", err)
 	}
 }
-
