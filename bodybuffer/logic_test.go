@@ -1,0 +1,251 @@
+package bodybuffer
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+	"testing/iotest"
+)
+
+func serveOnce(t *testing.T, b *Buffer, r *http.Request, next http.HandlerFunc) *httptest.ResponseRecorder {
+	t.Helper()
+	w := httptest.NewRecorder()
+	b.Handler(next).ServeHTTP(w, r)
+	return w
+}
+
+func TestPassThrough(t *testing.T) {
+	tests := []struct {
+		name   string
+		method string
+		header http.Header
+		body   io.Reader
+		skip   bool
+		passed uint64
+	}{
+		{"no body", "GET", nil, nil, false, 0},
+		{"connect", "CONNECT", nil, strings.NewReader("x"), false, 1},
+		{"upgrade", "GET", http.Header{"Upgrade": {"websocket"}}, strings.NewReader("x"), false, 1},
+		{"grpc", "POST", http.Header{"Content-Type": {"application/grpc+proto"}}, strings.NewReader("x"), false, 1},
+		{"event-stream body", "POST", http.Header{"Content-Type": {"text/event-stream"}}, strings.NewReader("x"), false, 1},
+		{"event-stream accept", "POST", http.Header{"Accept": {"text/html, text/event-stream"}}, strings.NewReader("x"), false, 1},
+		{"skip", "POST", nil, strings.NewReader("x"), true, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := New(Options{Skip: func(*http.Request) bool { return tt.skip }})
+			r := httptest.NewRequest(tt.method, "/", tt.body)
+			for k, v := range tt.header {
+				r.Header[k] = v
+			}
+			orig := r.Body
+			called := false
+			serveOnce(t, b, r, func(w http.ResponseWriter, r *http.Request) {
+				called = true
+				if r.Body != orig {
+					t.Errorf("handler: Body = %T, want the original %T", r.Body, orig)
+				}
+			})
+			if !called {
+				t.Fatal("handler not called")
+			}
+			if s := b.Stats(); s.Passed != tt.passed || s.Buffered != 0 {
+				t.Errorf("Stats() Passed, Buffered = %d, %d, want %d, 0", s.Passed, s.Buffered, tt.passed)
+			}
+		})
+	}
+}
+
+// TestWhatNextSees: body, length, transfer encoding, GetBody, Close, and
+// the request fields put back afterwards, for bodies in memory and
+// spooled.
+func TestWhatNextSees(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		mem   int64
+		spill uint64
+	}{{"memory", 0, 0}, {"spooled", 16, 1}} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			b := New(Options{MemBytes: tt.mem, Dir: dir})
+			const want = "the quick brown fox jumps over the lazy dog"
+			r := httptest.NewRequest("POST", "/", io.NopCloser(strings.NewReader(want)))
+			r.ContentLength = -1
+			r.TransferEncoding = []string{"chunked"}
+			orig := r.Body
+			serveOnce(t, b, r, func(w http.ResponseWriter, r *http.Request) {
+				if r.ContentLength != int64(len(want)) || r.TransferEncoding != nil {
+					t.Errorf("ContentLength, TransferEncoding = %d, %v, want %d, nil", r.ContentLength, r.TransferEncoding, len(want))
+				}
+				for i := range 2 {
+					rc, err := r.GetBody()
+					if err != nil {
+						t.Fatalf("GetBody() error = %v", err)
+					}
+					if got, _ := io.ReadAll(rc); string(got) != want {
+						t.Errorf("GetBody() #%d read %q, want %q", i, got, want)
+					}
+				}
+				if err := iotest.TestReader(r.Body, []byte(want)); err != nil {
+					t.Errorf("Body: %v", err)
+				}
+				r.Body.Close()
+				if _, err := r.Body.Read(make([]byte, 1)); err != http.ErrBodyReadAfterClose {
+					t.Errorf("Read after Close error = %v, want ErrBodyReadAfterClose", err)
+				}
+			})
+			if r.Body != orig || r.ContentLength != -1 || len(r.TransferEncoding) != 1 || r.GetBody != nil {
+				t.Errorf("request fields not restored after next returned")
+			}
+			if s := b.Stats(); s.Buffered != 1 || s.Spilled != tt.spill || s.MemHeld != 0 {
+				t.Errorf("Stats() Buffered, Spilled, MemHeld = %d, %d, %d, want 1, %d, 0", s.Buffered, s.Spilled, s.MemHeld, tt.spill)
+			}
+			checkSpoolDir(t, dir)
+		})
+	}
+}
+
+// TestWriteTo: io.Copy from the body uses WriteTo, memory and file.
+func TestWriteTo(t *testing.T) {
+	for _, mem := range []int64{0, 8} {
+		b := New(Options{MemBytes: mem, Dir: t.TempDir()})
+		want := strings.Repeat("w", 100)
+		serveOnce(t, b, httptest.NewRequest("POST", "/", strings.NewReader(want)), func(w http.ResponseWriter, r *http.Request) {
+			var buf bytes.Buffer
+			if n, err := io.Copy(&buf, r.Body); err != nil || buf.String() != want {
+				t.Errorf("MemBytes %d: io.Copy() = %d, %v, want %d, nil", mem, n, err, len(want))
+			}
+		})
+	}
+}
+
+func TestPanicReleases(t *testing.T) {
+	dir := t.TempDir()
+	b := New(Options{MemBytes: 8, Dir: dir})
+	r := httptest.NewRequest("POST", "/", strings.NewReader(strings.Repeat("p", 100)))
+	orig := r.Body
+	func() {
+		defer func() {
+			if v := recover(); v != "boom" {
+				t.Errorf("recover() = %v, want boom", v)
+			}
+		}()
+		serveOnce(t, b, r, func(w http.ResponseWriter, r *http.Request) { panic("boom") })
+	}()
+	if r.Body != orig {
+		t.Error("Body not restored after panic")
+	}
+	if s := b.Stats(); s.MemHeld != 0 || s.Spilled != 1 {
+		t.Errorf("Stats() MemHeld, Spilled = %d, %d, want 0, 1", s.MemHeld, s.Spilled)
+	}
+	checkSpoolDir(t, dir)
+}
+
+// TestReadErrors classifies errors from the body reader.
+func TestReadErrors(t *testing.T) {
+	canceled, cancel := context.WithCancel(context.Background())
+	cancel()
+	tests := []struct {
+		name   string
+		o      Options
+		ctx    context.Context
+		body   io.Reader
+		cl     int64
+		status int // 0: aborted with http.ErrAbortHandler
+		want   func(Stats) bool
+	}{
+		{"timeout", Options{}, nil, iotest.ErrReader(os.ErrDeadlineExceeded), -1, 408,
+			func(s Stats) bool { return s.TimedOut == 1 }},
+		{"timeout before canceled", Options{}, canceled, iotest.ErrReader(os.ErrDeadlineExceeded), -1, 408,
+			func(s Stats) bool { return s.TimedOut == 1 }},
+		{"canceled", Options{}, canceled, iotest.ErrReader(io.ErrUnexpectedEOF), -1, 0,
+			func(s Stats) bool { return s.ClientGone == 1 }},
+		{"gone after EOF", Options{}, canceled, strings.NewReader("complete"), 8, 0,
+			func(s Stats) bool { return s.ClientGone == 1 && s.Buffered == 0 }},
+		{"unexpected EOF", Options{}, nil, iotest.ErrReader(io.ErrUnexpectedEOF), -1, 400,
+			func(s Stats) bool { return s.Truncated == 1 }},
+		{"longer than declared", Options{}, nil, strings.NewReader("12345"), 3, 400,
+			func(s Stats) bool { return s.Truncated == 1 }},
+		{"too large after spool", Options{MaxBytes: 10, MemBytes: 4}, nil, strings.NewReader(strings.Repeat("x", 11)), -1, 413,
+			func(s Stats) bool { return s.TooLarge == 1 && s.Bytes == 11 }},
+		{"spool dir missing", Options{MemBytes: 4, Dir: "/nonexistent/bodybuffer"}, nil, strings.NewReader("123456"), -1, 500,
+			func(s Stats) bool { return s.SpoolErrors == 1 }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.o.Dir == "" {
+				tt.o.Dir = t.TempDir()
+			}
+			b := New(tt.o)
+			r := httptest.NewRequest("POST", "/", io.NopCloser(tt.body))
+			r.ContentLength = tt.cl
+			if tt.ctx != nil {
+				r = r.WithContext(tt.ctx)
+			}
+			w := httptest.NewRecorder()
+			aborted := func() (v any) {
+				defer func() { v = recover() }()
+				b.Handler(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
+					t.Error("handler called")
+				})).ServeHTTP(w, r)
+				return nil
+			}()
+			if tt.status == 0 {
+				if aborted != http.ErrAbortHandler || w.Code != 200 || w.Body.Len() != 0 {
+					t.Errorf("got panic %v, %d %q, want ErrAbortHandler and nothing written", aborted, w.Code, w.Body)
+				}
+			} else if w.Code != tt.status || w.Header().Get("Connection") != "close" {
+				t.Errorf("status = %d, Connection = %q, want %d, close", w.Code, w.Header().Get("Connection"), tt.status)
+			}
+			if s := b.Stats(); !tt.want(s) || s.MemHeld != 0 {
+				t.Errorf("Stats() = %+v, not as expected", s)
+			}
+		})
+	}
+}
+
+func TestRejectCause(t *testing.T) {
+	tests := []struct {
+		name string
+		body io.Reader
+		cl   int64
+		is   error
+	}{
+		{"declared too large", strings.NewReader(""), 11, nil},
+		{"read too large", strings.NewReader(strings.Repeat("x", 11)), -1, nil},
+		{"timeout", iotest.ErrReader(os.ErrDeadlineExceeded), -1, ErrTimeout},
+		{"truncated", iotest.ErrReader(io.ErrUnexpectedEOF), -1, ErrTruncated},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var cause error
+			b := New(Options{MaxBytes: 10, Reject: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				cause = Cause(r)
+				w.WriteHeader(http.StatusTeapot)
+			})})
+			r := httptest.NewRequest("POST", "/", io.NopCloser(tt.body))
+			r.ContentLength = tt.cl
+			w := serveOnce(t, b, r, func(http.ResponseWriter, *http.Request) { t.Error("handler called") })
+			if w.Code != http.StatusTeapot || w.Header().Get("Connection") != "close" {
+				t.Errorf("status = %d, Connection = %q, want 418, close", w.Code, w.Header().Get("Connection"))
+			}
+			if tt.is == nil {
+				var mbe *http.MaxBytesError
+				if !errors.As(cause, &mbe) || mbe.Limit != 10 {
+					t.Errorf("Cause() = %v, want *http.MaxBytesError{Limit: 10}", cause)
+				}
+			} else if !errors.Is(cause, tt.is) {
+				t.Errorf("Cause() = %v, want %v", cause, tt.is)
+			}
+		})
+	}
+	if err := Cause(httptest.NewRequest("GET", "/", nil)); err != nil {
+		t.Errorf("Cause(plain request) = %v, want nil", err)
+	}
+}

@@ -1,0 +1,57 @@
+package bodybuffer
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+func TestNewPanics(t *testing.T) {
+	for _, o := range []Options{{MaxBytes: -2}, {MemBytes: -1}} {
+		func() {
+			defer func() {
+				if v, _ := recover().(string); !strings.HasPrefix(v, "bodybuffer: ") {
+					t.Errorf("New(%+v) panic = %q, want a bodybuffer: message", o, v)
+				}
+			}()
+			New(o)
+		}()
+	}
+}
+
+func TestDefaults(t *testing.T) {
+	b := New(Options{})
+	if b.maxBytes != DefaultMaxBytes || b.memBytes != DefaultMemBytes || b.idle != DefaultIdleTimeout || b.total != 0 || b.dir != os.TempDir() {
+		t.Errorf("New(Options{}) = %d %d %v %v %q, want the documented defaults", b.maxBytes, b.memBytes, b.idle, b.total, b.dir)
+	}
+	if b := New(Options{MaxBytes: 100}); b.memBytes != 100 {
+		t.Errorf("MemBytes = %d, want capped at MaxBytes 100", b.memBytes)
+	}
+	if b := New(Options{MaxBytes: -1, IdleTimeout: -1}); b.maxBytes != -1 || b.idle != 0 {
+		t.Errorf("MaxBytes, idle = %d, %v, want -1, 0", b.maxBytes, b.idle)
+	}
+}
+
+func TestHistogram(t *testing.T) {
+	var h sizeHist
+	sizes := []int64{0, 1024, 1025, 4096, 4097, 1 << 20, 1<<26 + 1, 1 << 40}
+	for _, n := range sizes {
+		h.observe(n)
+	}
+	want := []uint64{2, 2, 1, 0, 0, 1, 0, 0, 0, 2}
+	for i := range want {
+		if got := h.counts[i].Load(); got != want[i] {
+			t.Errorf("bucket %d (<= %v) = %d, want %d", i, sizeBounds[min(i, len(sizeBounds)-1)], got, want[i])
+		}
+	}
+}
+
+func TestBufPool(t *testing.T) {
+	for _, tt := range []struct{ n, cap int64 }{{0, 1024}, {1, 1024}, {1024, 1024}, {1025, 2048}, {4 << 20, 4 << 20}, {4<<20 + 1, 4<<20 + 1}} {
+		p := getBuf(tt.n)
+		if int64(cap(*p)) != tt.cap || len(*p) != cap(*p) {
+			t.Errorf("getBuf(%d) cap = %d len = %d, want %d", tt.n, cap(*p), len(*p), tt.cap)
+		}
+		putBuf(p)
+	}
+}
