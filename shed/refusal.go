@@ -1,0 +1,51 @@
+package shed
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// refusalBody is the body of the default refusal.
+const refusalBody = "503 service overloaded, retry later\n"
+
+// refusal writes the default 503. Header values and the body are built once
+// at construction so that writing a refusal allocates nothing of ours.
+type refusal struct {
+	retryAfter    []string
+	contentType   []string
+	contentLength []string
+	nosniff       []string
+	connection    []string // nil unless Connection: close was asked for
+	body          []byte
+}
+
+func newRefusal(retryAfter time.Duration, closeConn bool) *refusal {
+	f := &refusal{
+		retryAfter:    []string{strconv.FormatInt(retryAfterSeconds(retryAfter), 10)},
+		contentType:   []string{"text/plain; charset=utf-8"},
+		contentLength: []string{strconv.Itoa(len(refusalBody))},
+		nosniff:       []string{"nosniff"},
+		body:          []byte(refusalBody),
+	}
+	if closeConn {
+		f.connection = []string{"close"}
+	}
+	return f
+}
+
+func (f *refusal) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
+	h := w.Header()
+	// Canonical keys assigned directly: no canonicalization, no new slices.
+	// The slices are shared by all refusals; Header.Set and Add replace or
+	// copy them, so no later writer can change another response's values.
+	h["Retry-After"] = f.retryAfter
+	h["Content-Type"] = f.contentType
+	h["Content-Length"] = f.contentLength
+	h["X-Content-Type-Options"] = f.nosniff
+	if f.connection != nil {
+		h["Connection"] = f.connection
+	}
+	w.WriteHeader(http.StatusServiceUnavailable)
+	w.Write(f.body)
+}

@@ -1,0 +1,183 @@
+// Package shed provides synchronous load shedding at the front door: a
+// request is counted and checked against a limit in one atomic step, and
+// refused with 503 at once, before any other work is done for it.
+//
+// Counting and checking in one step is what keeps the limit true under a
+// burst: a shedder that checks first and counts later lets every request
+// of a burst see the same low count and pass.
+//
+//	mux := http.NewServeMux()
+//	mux.Handle("/hello", hello)
+//	http.ListenAndServe(":8000", shed.Limit(50)(mux))
+//
+// Shed is not a rate limiter and not per client: it bounds how many
+// requests this process serves at the same time.
+package shed
+
+import (
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"github.com/frontdoor-go/frontdoor/inflight"
+)
+
+// DefaultRetryAfter is the Retry-After sent with a refusal when
+// Options.RetryAfter is zero.
+const DefaultRetryAfter = time.Second
+
+// Options configures a Shedder. Only Limit is required.
+type Options struct {
+	// Limit is the most requests in flight at once; it must be > 0.
+	// SetLimit changes it while the server runs.
+	Limit int64
+
+	// Counter holds the in-flight count. Pass one to share the count
+	// between several Shedders (routes) or with a health check or metrics
+	// collector. Nil means a Counter of the Shedder's own.
+	Counter *inflight.Counter
+
+	// RetryAfter is sent in the Retry-After header of a refusal, rounded
+	// up to whole seconds. Zero means DefaultRetryAfter; it must not be
+	// negative.
+	RetryAfter time.Duration
+
+	// CloseConnection adds "Connection: close" to a refusal, so the
+	// client's next attempt opens a new connection, which a load balancer
+	// may send to another instance.
+	CloseConnection bool
+
+	// Reject, if not nil, answers refused requests instead of the default
+	// 503. It runs outside the limit and should be as cheap as possible.
+	Reject http.Handler
+
+	// Exempt, if not nil, is called for every request before admission;
+	// requests for which it returns true are never shed and are not
+	// counted in Counter. It runs on every request, so keep it cheap.
+	Exempt func(*http.Request) bool
+}
+
+// Limit returns a middleware that lets at most n requests through at once
+// and refuses the rest as New does. It panics if n <= 0.
+func Limit(n int) func(http.Handler) http.Handler {
+	return New(Options{Limit: int64(n)}).Handler
+}
+
+// New returns a Shedder configured by opts. It panics if opts.Limit <= 0
+// or opts.RetryAfter < 0.
+func New(opts Options) *Shedder {
+	if opts.Limit <= 0 {
+		panic("shed: Limit must be > 0")
+	}
+	if opts.RetryAfter < 0 {
+		panic("shed: RetryAfter must not be negative")
+	}
+	if opts.RetryAfter == 0 {
+		opts.RetryAfter = DefaultRetryAfter
+	}
+	s := &Shedder{
+		counter: opts.Counter,
+		reject:  opts.Reject,
+		exempt:  opts.Exempt,
+	}
+	if s.counter == nil {
+		s.counter = &s.own
+	}
+	if s.reject == nil {
+		s.reject = newRefusal(opts.RetryAfter, opts.CloseConnection)
+	}
+	s.limit.Store(opts.Limit)
+	return s
+}
+
+// A Shedder admits requests while fewer than its limit are in flight and
+// refuses the others. It is safe for concurrent use by multiple goroutines.
+type Shedder struct {
+	counter *inflight.Counter
+	reject  http.Handler
+	exempt  func(*http.Request) bool
+	limit   atomic.Int64
+
+	// The counters below are written on every request; the padding keeps
+	// them off the cache line of the read-mostly fields above.
+	_        [64]byte
+	own      inflight.Counter
+	admitted atomic.Uint64
+	_        [64]byte
+	shed     atomic.Uint64
+	exempted atomic.Uint64
+}
+
+// Handler returns a handler that admits a request to next only if, counted
+// in, it keeps the in-flight count at or below the limit; the count is
+// decremented exactly once when next returns or panics.
+//
+// A refused request never reaches next. It gets 503 Service Unavailable
+// with Retry-After (whole seconds), Content-Type text/plain, a short fixed
+// body and, if configured, Connection: close — or whatever Options.Reject
+// writes. The refusal allocates nothing and logs nothing.
+//
+// Admitted requests reach next with the original ResponseWriter and
+// Request, so every optional interface of the writer survives.
+func (s *Shedder) Handler(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.exempt != nil && s.exempt(r) {
+			s.exempted.Add(1)
+			next.ServeHTTP(w, r)
+			return
+		}
+		if !s.counter.TryInc(s.limit.Load()) {
+			s.shed.Add(1)
+			s.reject.ServeHTTP(w, r)
+			return
+		}
+		s.admitted.Add(1)
+		defer s.counter.Dec()
+		next.ServeHTTP(w, r)
+	})
+}
+
+// SetLimit changes the limit for the requests that arrive from now on.
+// Requests already in flight are not interrupted: after lowering the
+// limit, the count drains down to it. It panics if n <= 0.
+func (s *Shedder) SetLimit(n int64) {
+	if n <= 0 {
+		panic("shed: limit must be > 0")
+	}
+	s.limit.Store(n)
+}
+
+// Limit returns the current limit.
+func (s *Shedder) Limit() int64 { return s.limit.Load() }
+
+// Counter returns the in-flight counter the Shedder admits with.
+func (s *Shedder) Counter() *inflight.Counter { return s.counter }
+
+// Stats is a snapshot of a Shedder's counters.
+type Stats struct {
+	Admitted uint64 // requests let through to next
+	Shed     uint64 // requests refused
+	Exempt   uint64 // requests passed by Options.Exempt, uncounted
+	InFlight int64  // requests in flight now (the Counter's value)
+	Peak     int64  // the Counter's high-water mark
+	Limit    int64  // the current limit
+}
+
+// Stats returns the Shedder's counters. Each field is read atomically; the
+// fields are not one consistent snapshot under load.
+func (s *Shedder) Stats() Stats {
+	return Stats{
+		Admitted: s.admitted.Load(),
+		Shed:     s.shed.Load(),
+		Exempt:   s.exempted.Load(),
+		InFlight: s.counter.Load(),
+		Peak:     s.counter.Peak(),
+		Limit:    s.limit.Load(),
+	}
+}
+
+// retryAfterSeconds rounds d up to whole seconds, at least 1.
+func retryAfterSeconds(d time.Duration) int64 {
+	s := int64((d + time.Second - 1) / time.Second)
+	return max(s, 1)
+}
