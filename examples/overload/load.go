@@ -38,6 +38,8 @@ func (p *poisson) Rate(time.Duration) float64 { return p.rate }
 type outcome struct {
 	sent, served, refused, timeouts, errs int
 	secs                                  float64
+	goodput                               float64 // 2xx/s completed in the steady window
+	serverCPU, genCPU, otherCPU           float64 // cores used on average by the server, this process, the rest
 	servedLat, refusedLat                 []time.Duration
 }
 
@@ -69,10 +71,21 @@ func attack(url string, rate float64, dur, timeout time.Duration, workers uint64
 	tr := vegeta.NewStaticTargeter(vegeta.Target{Method: "GET", URL: url})
 	p := &poisson{rate: rate, rng: rand.New(rand.NewPCG(seed, 0))}
 	var o outcome
+	// Goodput counts 2xx that complete inside the attack, after a warm-up
+	// of a fifth of it: not the tail served after the load stopped.
+	var began time.Time
+	from, to := dur/5, dur
+	inWindow := 0
 	for r := range a.Attack(tr, p, dur, "") {
+		if o.sent == 0 {
+			began = r.Timestamp
+		}
 		o.sent++
 		switch {
 		case r.Code >= 200 && r.Code < 300:
+			if end := r.End().Sub(began); end >= from && end <= to {
+				inWindow++
+			}
 			o.served++
 			o.servedLat = append(o.servedLat, r.Latency)
 		case r.Code == http.StatusServiceUnavailable || r.Code == http.StatusTooManyRequests:
@@ -85,6 +98,7 @@ func attack(url string, rate float64, dur, timeout time.Duration, workers uint64
 		}
 	}
 	o.secs = dur.Seconds()
+	o.goodput = float64(inWindow) / (to - from).Seconds()
 	return o
 }
 
@@ -99,6 +113,8 @@ func closedLoop(url string, n int, dur time.Duration) float64 {
 	var mu sync.Mutex
 	ok := 0
 	var wg sync.WaitGroup
+	began := time.Now()
+	from := dur / 5
 	for range n {
 		wg.Go(func() {
 			for ctx.Err() == nil {
@@ -112,7 +128,7 @@ func closedLoop(url string, n int, dur time.Duration) float64 {
 				}
 				io.Copy(io.Discard, resp.Body)
 				resp.Body.Close()
-				if resp.StatusCode/100 == 2 {
+				if resp.StatusCode/100 == 2 && time.Since(began) >= from {
 					mu.Lock()
 					ok++
 					mu.Unlock()
@@ -121,5 +137,5 @@ func closedLoop(url string, n int, dur time.Duration) float64 {
 		})
 	}
 	wg.Wait()
-	return float64(ok) / dur.Seconds()
+	return float64(ok) / (time.Since(began) - from).Seconds()
 }

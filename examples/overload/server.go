@@ -11,8 +11,6 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5/middleware"
-
-	"github.com/frontdoor-go/frontdoor/concurrency"
 )
 
 // serverConfig is everything a child server needs; the parent passes it as
@@ -74,12 +72,8 @@ func (c serverConfig) protect(h http.Handler) http.Handler {
 	return h
 }
 
-// frontdoorCPU is the frontdoor variant of the cpu scenario.
-func frontdoorCPU(c serverConfig, h http.Handler) http.Handler {
-	return concurrency.New(concurrency.Options{
-		Limit: c.limit, MaxQueue: c.backlog, QueueTimeout: c.queueTimeout,
-	}).Handler(h)
-}
+// debugStats, if set, returns the variant's counters for OVERLOAD_DEBUG.
+var debugStats func() any
 
 // serve runs a child server: it prints its address and GOMAXPROCS on
 // stdout and serves until stdin closes (the parent is done or gone).
@@ -94,4 +88,7 @@ func serve(c serverConfig) {
 	fmt.Printf("%s %d\n", ln.Addr(), runtime.GOMAXPROCS(0))
 	bufio.NewReader(os.Stdin).ReadString('\n')
 	srv.Close()
+	if os.Getenv("OVERLOAD_DEBUG") != "" && debugStats != nil {
+		fmt.Fprintf(os.Stderr, "%+v\n", debugStats())
+	}
 }
