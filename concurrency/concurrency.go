@@ -94,7 +94,8 @@ type Limiter struct {
 
 	queued    atomic.Int64 // gauge mirrored from q.n, read without mu
 	lastEmpty atomic.Int64 // unix nanos when the queue was last seen empty
-	svc       atomic.Int64 // EWMA of handler duration in nanoseconds
+	svc       atomic.Int64 // EWMA of handler duration, nanoseconds
+	svcDev    atomic.Int64 // EWMA of its absolute deviation, nanoseconds
 
 	admitted, full, overBudget, timedOut, abandoned atomic.Uint64
 	wait                                            *histogram
@@ -209,24 +210,3 @@ func (l *Limiter) free() {
 		l.mu.Unlock()
 	}
 }
-
-// observe folds a handler duration into the moving average (weight 1/8).
-func (l *Limiter) observe(d time.Duration) {
-	for {
-		old := l.svc.Load()
-		n := int64(d)
-		if old != 0 {
-			n = old + (n-old)/8
-		}
-		if n < 1 {
-			n = 1
-		}
-		if l.svc.CompareAndSwap(old, n) {
-			return
-		}
-	}
-}
-
-// ServiceTime returns the moving average of the duration of next, 0 before
-// the first request completes.
-func (l *Limiter) ServiceTime() time.Duration { return time.Duration(l.svc.Load()) }

@@ -206,6 +206,7 @@ func TestRefuseFast(t *testing.T) {
 		if got := l.ServiceTime(); got != 100*time.Millisecond {
 			t.Fatalf("ServiceTime() = %v, want 100ms", got)
 		}
+		l.svcDev.Store(0) // a steady handler: plan with the average alone
 		var dones []chan struct{}
 		for range 2 + 4 {
 			_, d := do(h, "/ok")

@@ -190,3 +190,26 @@ func TestDefaults(t *testing.T) {
 		t.Errorf("QueueTimeout = %v, want %v", got, DefaultQueueTimeout)
 	}
 }
+
+func TestEstimate(t *testing.T) {
+	l := New(Options{Limit: 2})
+	for _, d := range []time.Duration{100, 100, 100, 100} {
+		l.observe(d * time.Millisecond)
+	}
+	if got := l.ServiceTime(); got != 100*time.Millisecond {
+		t.Errorf("ServiceTime() = %v, want 100ms", got)
+	}
+	steady := l.planned()
+	l.observe(500 * time.Millisecond) // a jump: the plan grows more than the average
+	if got, avg := time.Duration(l.planned()-steady), l.ServiceTime()-100*time.Millisecond; got <= 2*avg {
+		t.Errorf("planned grew by %v, want more than twice the average's %v", got, avg)
+	}
+	for _, tc := range []struct {
+		pos    int
+		rounds int64
+	}{{1, 1}, {2, 1}, {3, 2}, {5, 3}} {
+		if got, want := l.estimate(tc.pos), time.Duration(tc.rounds*l.planned()); got != want {
+			t.Errorf("estimate(%d) = %v, want %v", tc.pos, got, want)
+		}
+	}
+}

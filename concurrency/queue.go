@@ -180,13 +180,3 @@ func (l *Limiter) waitBudgetLocked(ctx context.Context, now time.Time) time.Dura
 	}
 	return b
 }
-
-// estimate returns the longest expected wait of the request at 1-based
-// place pos in line: ceil(pos/Limit) rounds of the average service time.
-// It is an upper bound when the running requests have just started; a
-// bound rather than a mean, so that an admitted request rarely waits out
-// its whole budget only to be refused then.
-func (l *Limiter) estimate(pos int) time.Duration {
-	rounds := (int64(pos) + l.limit - 1) / l.limit
-	return time.Duration(rounds * l.svc.Load())
-}
