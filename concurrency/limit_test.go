@@ -213,3 +213,20 @@ func TestEstimate(t *testing.T) {
 		}
 	}
 }
+
+// The service time is measured only while every slot is taken.
+func TestServiceTimeMeasuredWhenFull(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		for _, tc := range []struct {
+			limit int
+			want  time.Duration
+		}{{1, 100 * time.Millisecond}, {2, 0}} {
+			l := New(Options{Limit: tc.limit})
+			_, d := do(l.Handler(sleeper(100*time.Millisecond)), "/")
+			<-d
+			if got := l.ServiceTime(); got != tc.want {
+				t.Errorf("Limit %d: ServiceTime() = %v, want %v", tc.limit, got, tc.want)
+			}
+		}
+	})
+}
