@@ -2,6 +2,7 @@ package main
 
 import (
 	"net/http"
+	"runtime"
 
 	"github.com/frontdoor-go/frontdoor/concurrency"
 	"github.com/frontdoor-go/frontdoor/shed"
@@ -13,6 +14,12 @@ import (
 func frontdoor(c serverConfig, h http.Handler) http.Handler {
 	if c.scenario == "sleep" {
 		return shed.Limit(c.limit)(h)
+	}
+	if c.headroom {
+		// The sizing rule of package concurrency: one P more than the
+		// renders may hold, so that accepting, reading and refusing
+		// requests never waits behind a render.
+		runtime.GOMAXPROCS(max(runtime.GOMAXPROCS(0), c.limit+1))
 	}
 	l := concurrency.New(concurrency.Options{
 		Limit: c.limit, MaxQueue: c.backlog, QueueTimeout: c.queueTimeout,

@@ -45,8 +45,8 @@ func main() {
 	renderTime := flag.Duration("render", 8*time.Millisecond, "cpu: CPU time of one render (calibrated to sha256 rounds)")
 	cpuTimeout := flag.Duration("cpu-timeout", 100*time.Millisecond, "cpu: client timeout")
 	cpuLimit := flag.Int("cpu-limit", runtime.NumCPU(), "cpu: renders at once (chi and frontdoor)")
-	fdProcs := flag.Int("frontdoor-procs", runtime.NumCPU()+1, "cpu: GOMAXPROCS of the frontdoor server (the sizing rule: limit+1)")
-	procs := flag.Int("procs", runtime.NumCPU(), "GOMAXPROCS of the other servers")
+	flag.BoolVar(&c.headroom, "headroom", true, "cpu: frontdoor follows the sizing rule GOMAXPROCS >= limit+1")
+	procs := flag.Int("procs", runtime.NumCPU(), "GOMAXPROCS the servers start with")
 	sleepTime := flag.Duration("sleep-time", 200*time.Millisecond, "sleep: handler duration")
 	sleepLimit := flag.Int("sleep-limit", 50, "sleep: backend connections (limit)")
 	sleepClients := flag.Int("sleep-clients", 200, "sleep: clients (max requests in flight)")
@@ -75,7 +75,7 @@ func main() {
 		case "cpu":
 			iters := calibrate(*renderTime)
 			base = serverConfig{scenario: "cpu", limit: *cpuLimit, iters: iters,
-				queueTimeout: *cpuTimeout / 2, backlog: 8 * *cpuLimit}
+				queueTimeout: *cpuTimeout / 2, backlog: 8 * *cpuLimit, headroom: c.headroom}
 			s = step{timeout: *cpuTimeout, clients: 0, capClients: 2 * runtime.NumCPU()}
 			fmt.Printf("\nscenario cpu (seed 003): render = %d sha256 rounds ≈ %s of CPU, limit %d, queue %d / %s, client timeout %s\n",
 				iters, *renderTime, base.limit, base.backlog, base.queueTimeout, *cpuTimeout)
@@ -98,12 +98,8 @@ func main() {
 		for _, v := range strings.Split(*variants, ",") {
 			cfg := base
 			cfg.variant = v
-			p := *procs
-			if v == "frontdoor" && sc == "cpu" {
-				p = *fdProcs
-			}
 			for _, m := range multiples {
-				srv := start(cfg, p)
+				srv := start(cfg, *procs)
 				t0, g0, b0 := time.Now(), selfCPU(), busyCPU()
 				o := attack(srv.url, m*capacity, *dur, s.timeout, s.clients, *seed)
 				o.genCPU = float64(selfCPU()-g0) / float64(time.Since(t0))
@@ -182,7 +178,7 @@ func start(cfg serverConfig, procs int) *child {
 	cmd := exec.Command(exe, "-serve", "-scenario", cfg.scenario, "-variant", cfg.variant,
 		"-limit", strconv.Itoa(cfg.limit), "-iters", strconv.Itoa(cfg.iters),
 		"-backlog", strconv.Itoa(cfg.backlog), "-sleep", cfg.sleep.String(),
-		"-queue-timeout", cfg.queueTimeout.String())
+		"-queue-timeout", cfg.queueTimeout.String(), "-headroom="+strconv.FormatBool(cfg.headroom))
 	cmd.Env = append(os.Environ(), "GOMAXPROCS="+strconv.Itoa(procs))
 	cmd.Stderr = os.Stderr
 	in, err := cmd.StdinPipe()

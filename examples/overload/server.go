@@ -24,6 +24,7 @@ type serverConfig struct {
 	sleep        time.Duration // handler duration (sleep)
 	queueTimeout time.Duration // wait budget of chi's backlog and frontdoor's queue
 	backlog      int           // chi backlog and frontdoor MaxQueue
+	headroom     bool          // frontdoor: apply the GOMAXPROCS ≥ Limit+1 rule
 }
 
 // render burns CPU: iters rounds of sha256 over its own output.
@@ -84,7 +85,7 @@ func serve(c serverConfig) {
 		os.Exit(1)
 	}
 	srv := &http.Server{Handler: c.protect(c.handler()), ReadHeaderTimeout: 5 * time.Second}
-	go srv.Serve(ln)
+	go srv.Serve(ln) // GOMAXPROCS is read below, after protect may have set it
 	fmt.Printf("%s %d\n", ln.Addr(), runtime.GOMAXPROCS(0))
 	bufio.NewReader(os.Stdin).ReadString('\n')
 	srv.Close()
