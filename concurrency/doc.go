@@ -1,7 +1,81 @@
 // Package concurrency provides a middleware that runs at most Limit
-// requests at once (one render at a time per slot) and keeps the others in
-// a short, bounded queue, refusing at once those that could not start
-// within their wait budget.
+// requests at once — one render at a time per slot — and keeps the others
+// in a short, bounded queue, refusing at once those that could not start
+// within their wait budget. It is HAProxy's "maxconn 1 per worker, plus a
+// queue" built into the Go process.
 //
 //	mux.Handle("/render", concurrency.Limit(1)(render))
+//
+// or, with every option:
+//
+//	l := concurrency.New(concurrency.Options{
+//		Limit:        runtime.NumCPU(),      // renders at once
+//		MaxQueue:     16,                    // requests that may wait
+//		QueueTimeout: 50 * time.Millisecond, // the most one may wait
+//		Order:        concurrency.FIFO,      // or LIFO
+//	})
+//	mux.Handle("/render", l.Handler(render))
+//
+// # Refusing fast
+//
+// The Limiter keeps a moving average of the handler's duration (and of
+// its deviation). A request that finds every slot busy is refused at once,
+// with 503 and Retry-After, when the queue is full or when its expected
+// wait — its place in line / Limit, in rounds of the planned service time
+// — exceeds its wait budget: QueueTimeout, cut to its context deadline. It
+// does not sit out the QueueTimeout first. A request that does queue and
+// is still waiting when its budget runs out is refused then. A request
+// whose client goes away while it waits is dropped without a response and
+// counted as abandoned, never as a refusal.
+//
+// # Sizing for CPU-bound handlers: leave one P for the front door
+//
+// For handlers that burn CPU (server-side rendering, image resizing,
+// templating big pages):
+//
+//	Limit = the cores the renders may use (N), and GOMAXPROCS >= Limit+1:
+//
+//	runtime.GOMAXPROCS(runtime.NumCPU() + 1)
+//	l := concurrency.New(concurrency.Options{Limit: runtime.NumCPU()})
+//
+// Everything in front of the queue — accepting connections, reading
+// headers, this package's refusals — runs on the same Ps (GOMAXPROCS) as
+// the renders. Go preempts a goroutine that does not block only about
+// every 10 ms, so when renders hold every P, new requests wait in the
+// kernel's accept queue and in the scheduler, not in this package's
+// queue, where nobody can refuse them; the network poller itself is only
+// checked when a P falls idle or every 10 ms. Clients time out although a
+// queue with a timeout is in place. With one P more than Limit, that P has
+// no render to run: it sleeps in the network poller and answers at once,
+// and the operating system shares the N cores between the N render threads
+// and it, which costs the renders only the little CPU that refusals take.
+// Limit = N keeps all cores busy; Limit < N would waste a core, and
+// Limit = GOMAXPROCS starves the front door.
+//
+// The demo command examples/overload measures this on the machine it runs
+// on; see the README for the table. Handlers that mostly wait (on I/O, a
+// database pool, a sleep) hold no P while they wait: for them Limit is the
+// capacity of what they wait on and may be far above GOMAXPROCS.
+//
+// QueueTimeout should be the time callers wait for an answer less the
+// handler's slowest usual duration: with clients that give up after 100 ms
+// and 8 ms renders, 50 ms leaves room for scheduling noise.
+//
+// # Order
+//
+// FIFO (the default) serves the longest waiter first; with the wait-budget
+// check every request it admits is likely to be served in time. LIFO
+// serves the newest first — under overload the clients most likely still
+// waiting — and, when the queue is full, drops the oldest waiter to make
+// room. CoDelTarget adds CoDel-style control: while the queue has not been
+// empty for a whole CoDelInterval, the budget of newcomers drops to
+// CoDelTarget, so a standing queue drains.
+//
+// # Counters
+//
+// Stats returns plain counters (running, queued, admitted, refused by
+// reason, timed out, abandoned), the service-time average and a
+// queue-wait histogram, for the metrics package or a health check. An
+// inflight.Counter passed as Options.Counter makes the running count
+// readable elsewhere.
 package concurrency

@@ -62,10 +62,9 @@ type histogram struct {
 }
 
 // Histogram is a snapshot of a fixed-bucket distribution. Counts are per
-// bucket, not
-// cumulative: Counts[i] counts observations v with Bounds[i-1] < v <=
-// Bounds[i]; the last element, one past Bounds, counts those above every
-// bound. Bounds and Sum are in seconds.
+// bucket, not cumulative: Counts[i] counts observations v with
+// Bounds[i-1] < v <= Bounds[i]; the last element, one past Bounds, counts
+// those above every bound. Bounds and Sum are in seconds.
 type Histogram struct {
 	Bounds []float64
 	Counts []uint64
