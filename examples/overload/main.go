@@ -60,6 +60,11 @@ func main() {
 	}
 	fmt.Printf("overload: %d cores, GOMAXPROCS %d (load generator), %s per step\n",
 		runtime.NumCPU(), runtime.GOMAXPROCS(0), *dur)
+	if b0 := busyCPU(); b0 >= 0 {
+		time.Sleep(500 * time.Millisecond)
+		fmt.Printf("before start, other processes used %.2f cores (the \"other\" column: the same during each step)\n",
+			float64(busyCPU()-b0)/float64(500*time.Millisecond))
+	}
 	var multiples []float64
 	for _, s := range strings.Split(*loads, ",") {
 		m, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
