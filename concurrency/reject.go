@@ -43,7 +43,6 @@ func (l *Limiter) refuse(w http.ResponseWriter, r *http.Request) {
 	}
 	h["Content-Type"] = contentType
 	h["Content-Length"] = contentLen
-	h["X-Content-Type-Options"] = nil
 	w.WriteHeader(http.StatusServiceUnavailable)
 	w.Write(refusalBody)
 }

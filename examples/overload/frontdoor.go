@@ -16,14 +16,18 @@ func frontdoor(c serverConfig, h http.Handler) http.Handler {
 		return shed.Limit(c.limit)(h)
 	}
 	if c.headroom {
-		// The sizing rule of package concurrency: one P more than the
-		// renders may hold, so that accepting, reading and refusing
-		// requests never waits behind a render.
-		runtime.GOMAXPROCS(max(runtime.GOMAXPROCS(0), c.limit+1))
+		reserveP(c)
 	}
 	l := concurrency.New(concurrency.Options{
 		Limit: c.limit, MaxQueue: c.backlog, QueueTimeout: c.queueTimeout,
 	})
 	debugStats = func() any { s := l.Stats(); s.QueueWait.Bounds = nil; return s }
 	return l.Handler(h)
+}
+
+// reserveP applies the sizing rule of package concurrency: one P more than
+// the renders may hold, so that accepting, reading and refusing requests
+// never waits behind a render.
+func reserveP(c serverConfig) {
+	runtime.GOMAXPROCS(max(runtime.GOMAXPROCS(0), c.limit+1))
 }

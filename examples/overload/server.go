@@ -62,7 +62,10 @@ func (c serverConfig) handler() http.Handler {
 // protect wraps h in the variant's middleware.
 func (c serverConfig) protect(h http.Handler) http.Handler {
 	switch c.variant {
-	case "chi":
+	case "chi", "chi+":
+		if c.variant == "chi+" {
+			reserveP(c) // chi given frontdoor's headroom, for comparison
+		}
 		return middleware.ThrottleWithOpts(middleware.ThrottleOpts{
 			Limit: c.limit, BacklogLimit: c.backlog, BacklogTimeout: c.queueTimeout,
 			StatusCode: http.StatusServiceUnavailable,
