@@ -31,31 +31,41 @@
 // # Sizing for CPU-bound handlers: leave one P for the front door
 //
 // For handlers that burn CPU (server-side rendering, image resizing,
-// templating big pages):
+// templating big pages) on a machine with N cores the rule is
 //
-//	Limit = the cores the renders may use (N), and GOMAXPROCS >= Limit+1:
+//	GOMAXPROCS >= Limit + 1   (always: refusals need a P of their own)
+//	Limit = N + 1             (keeps every core busy; N gives the lowest
+//	                           refusal latency at some cost in goodput)
 //
-//	runtime.GOMAXPROCS(runtime.NumCPU() + 1)
-//	l := concurrency.New(concurrency.Options{Limit: runtime.NumCPU()})
+//	runtime.GOMAXPROCS(runtime.NumCPU() + 2)
+//	l := concurrency.New(concurrency.Options{Limit: runtime.NumCPU() + 1})
 //
 // Everything in front of the queue — accepting connections, reading
 // headers, this package's refusals — runs on the same Ps (GOMAXPROCS) as
 // the renders. Go preempts a goroutine that does not block only about
-// every 10 ms, so when renders hold every P, new requests wait in the
-// kernel's accept queue and in the scheduler, not in this package's
-// queue, where nobody can refuse them; the network poller itself is only
-// checked when a P falls idle or every 10 ms. Clients time out although a
-// queue with a timeout is in place. With one P more than Limit, that P has
-// no render to run: it sleeps in the network poller and answers at once,
-// and the operating system shares the N cores between the N render threads
-// and it, which costs the renders only the little CPU that refusals take.
-// Limit = N keeps all cores busy; Limit < N would waste a core, and
-// Limit = GOMAXPROCS starves the front door.
+// every 10 ms, and polls the network only when a P falls idle or every
+// 10 ms, so when renders hold every P, new requests wait in the kernel and
+// in the scheduler, not in this package's queue, where nobody can refuse
+// them: clients time out although a queue with a timeout is in place.
+// With one P more than Limit, that P has no render to run: it sleeps in
+// the network poller and answers at once, and the operating system shares
+// the cores between the render threads and it; refusals take little CPU.
+// One render more than cores covers the moments when the operating system
+// leaves a core idle between renders.
 //
-// The demo command examples/overload measures this on the machine it runs
-// on; see the README for the table. Handlers that mostly wait (on I/O, a
-// database pool, a sleep) hold no P while they wait: for them Limit is the
-// capacity of what they wait on and may be far above GOMAXPROCS.
+// Measured with examples/overload on 2 cores (8 ms sha256 renders, clients
+// that give up after 100 ms, QueueTimeout 50 ms, 2x and 3x the measured
+// capacity; see the README for the full table):
+//
+//	Limit 3, GOMAXPROCS 4 (the rule):  goodput 90-93% / 88-89% of capacity,
+//	                                   0% client timeouts, refusals p99 8-12 ms
+//	Limit 2, GOMAXPROCS 3:             goodput 81-84%, 0% timeouts, p99 5-8 ms
+//	Limit 3, GOMAXPROCS 3 (no spare P): goodput 96%, 0% timeouts, p99 41-44 ms
+//	Limit 2, GOMAXPROCS 2 (no spare P): goodput 68-83%, 3-19% timeouts, p99 80-95 ms
+//
+// Handlers that mostly wait (on I/O, a database pool, a sleep) hold no P
+// while they wait: for them Limit is the capacity of what they wait on and
+// may be far above GOMAXPROCS.
 //
 // QueueTimeout should be the time callers wait for an answer less the
 // handler's slowest usual duration: with clients that give up after 100 ms

@@ -44,7 +44,7 @@ func main() {
 	capDur := flag.Duration("capacity-duration", 1500*time.Millisecond, "duration of the capacity measurement")
 	renderTime := flag.Duration("render", 8*time.Millisecond, "cpu: CPU time of one render (calibrated to sha256 rounds)")
 	cpuTimeout := flag.Duration("cpu-timeout", 100*time.Millisecond, "cpu: client timeout")
-	cpuLimit := flag.Int("cpu-limit", runtime.NumCPU(), "cpu: renders at once (chi and frontdoor)")
+	cpuLimit := flag.Int("cpu-limit", runtime.NumCPU()+1, "cpu: renders at once (chi and frontdoor); the sizing rule: cores+1")
 	flag.BoolVar(&c.headroom, "headroom", true, "cpu: frontdoor follows the sizing rule GOMAXPROCS >= limit+1")
 	procs := flag.Int("procs", runtime.NumCPU(), "GOMAXPROCS the servers start with")
 	sleepTime := flag.Duration("sleep-time", 200*time.Millisecond, "sleep: handler duration")
