@@ -50,18 +50,19 @@
 // With one P more than Limit, that P has no render to run: it sleeps in
 // the network poller and answers at once, and the operating system shares
 // the cores between the render threads and it; refusals take little CPU.
-// One render more than cores covers the moments when the operating system
-// leaves a core idle between renders.
+// One render more than cores measured 6-9 points more goodput than one per
+// core: the cores stay busy across the moments when a render thread waits
+// for the operating system to run it or to hand it the next request.
 //
 // Measured with examples/overload on 2 cores (8 ms sha256 renders, clients
 // that give up after 100 ms, QueueTimeout 50 ms, 2x and 3x the measured
 // capacity; see the README for the full table):
 //
-//	Limit 3, GOMAXPROCS 4 (the rule):  goodput 90-93% / 88-89% of capacity,
-//	                                   0% client timeouts, refusals p99 8-12 ms
-//	Limit 2, GOMAXPROCS 3:             goodput 81-84%, 0% timeouts, p99 5-8 ms
-//	Limit 3, GOMAXPROCS 3 (no spare P): goodput 96%, 0% timeouts, p99 41-44 ms
-//	Limit 2, GOMAXPROCS 2 (no spare P): goodput 68-83%, 3-19% timeouts, p99 80-95 ms
+//	Limit 3, GOMAXPROCS 4 (the rule):   goodput 89-94% / 83-93% of capacity,
+//	                                    0% client timeouts, refusals p99 6-12 ms
+//	Limit 2, GOMAXPROCS 3:              goodput 81-84% / 76-83%, 0%, p99 5-8 ms
+//	Limit 3, GOMAXPROCS 3 (no spare P): goodput 96%, 0%, p99 41-44 ms
+//	Limit 2, GOMAXPROCS 2 (no spare P): goodput 68-83%, 2-19% timeouts, p99 67-95 ms
 //
 // Handlers that mostly wait (on I/O, a database pool, a sleep) hold no P
 // while they wait: for them Limit is the capacity of what they wait on and
