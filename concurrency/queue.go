@@ -144,10 +144,6 @@ func (l *Limiter) acquire(w http.ResponseWriter, r *http.Request) bool {
 	l.wait.observe(time.Since(now))
 
 	switch {
-	case wt.state == evicted:
-		l.full.Add(1)
-		l.refuse(w, r)
-		return false
 	case wt.state == granted && ctx.Err() == nil:
 		return true // granted, possibly just as the timer fired: run it
 	case wt.state == granted:
@@ -155,7 +151,11 @@ func (l *Limiter) acquire(w http.ResponseWriter, r *http.Request) bool {
 		l.free() // pass the slot on without touching the service time
 		return false
 	case ctx.Err() != nil:
-		l.abandoned.Add(1)
+		l.abandoned.Add(1) // the client left: write nothing
+		return false
+	case wt.state == evicted:
+		l.full.Add(1)
+		l.refuse(w, r)
 		return false
 	default:
 		l.timedOut.Add(1)
