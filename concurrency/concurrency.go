@@ -91,14 +91,20 @@ type Limiter struct {
 	interval time.Duration // CoDel interval
 	reject   http.Handler
 	running  *inflight.Counter
+	// queued is read by every request and written only when the queue
+	// changes: it shares its cache line with the read-only fields above,
+	// not with the counters every request writes.
+	queued atomic.Int64 // gauge mirrored from q.n, read without mu
+	_      [64]byte
 
-	queued    atomic.Int64 // gauge mirrored from q.n, read without mu
+	admitted  atomic.Uint64
+	_         [56]byte
 	lastEmpty atomic.Int64 // unix nanos when the queue was last seen empty
 	svc       atomic.Int64 // EWMA of handler duration, nanoseconds
 	svcDev    atomic.Int64 // EWMA of its absolute deviation, nanoseconds
 
-	admitted, full, overBudget, timedOut, abandoned atomic.Uint64
-	wait                                            *histogram
+	full, overBudget, timedOut, abandoned atomic.Uint64
+	wait                                  *histogram
 
 	mu sync.Mutex
 	q  queue
