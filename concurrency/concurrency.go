@@ -1,0 +1,224 @@
+package concurrency
+
+import (
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/frontdoor-go/frontdoor/inflight"
+)
+
+// Defaults for the zero fields of Options.
+const (
+	// DefaultLimit is the number of requests that run next at once.
+	DefaultLimit = 1
+	// DefaultQueueFactor sets the default MaxQueue to DefaultQueueFactor × Limit.
+	DefaultQueueFactor = 8
+	// DefaultQueueTimeout is the longest a request waits in the queue.
+	DefaultQueueTimeout = 100 * time.Millisecond
+)
+
+// Options configures a Limiter. The zero value of each field means its
+// documented default.
+type Options struct {
+	// Limit is how many requests may run next at the same time.
+	// 0 means DefaultLimit (1, one render at a time); negative panics.
+	// For CPU-bound handlers keep Limit below GOMAXPROCS: see the package
+	// documentation for the sizing rule.
+	Limit int
+
+	// MaxQueue bounds how many requests may wait for a slot.
+	// 0 means DefaultQueueFactor × Limit; -1 means no queue at all (a
+	// request that finds every slot busy is refused at once); below -1
+	// panics.
+	MaxQueue int
+
+	// QueueTimeout is the most a request may wait in the queue. The wait
+	// budget of a request is QueueTimeout, shortened by its context
+	// deadline (less the estimated service time) if it has one.
+	// 0 means DefaultQueueTimeout; negative panics.
+	QueueTimeout time.Duration
+
+	// Order is the order in which waiting requests get a slot. The zero
+	// value is FIFO.
+	Order Order
+
+	// CoDelTarget, if positive, enables CoDel-style control of the queue
+	// delay: when the queue has not been empty at any moment during the
+	// last CoDelInterval, the wait budget of new arrivals drops to
+	// CoDelTarget, so a standing queue drains instead of staying full.
+	CoDelTarget time.Duration
+
+	// CoDelInterval is the window of CoDel control. 0 means 20 × CoDelTarget.
+	CoDelInterval time.Duration
+
+	// Counter, if not nil, is the counter of running requests, so that a
+	// health check or the metrics package can read it. The Limiter admits
+	// on it with TryInc; nothing else may increment it. Nil means a
+	// counter of the Limiter's own.
+	Counter *inflight.Counter
+
+	// Reject, if not nil, writes the response of a refused request instead
+	// of the default 503. It is called with the Retry-After header already
+	// set on w. It is not called for requests whose client went away.
+	Reject http.Handler
+}
+
+// Order is the order in which queued requests are served.
+type Order uint8
+
+const (
+	// FIFO serves the request that waited longest first: fair, and with the
+	// wait-budget check every admitted request is likely to make it.
+	FIFO Order = iota
+	// LIFO serves the newest request first. Under overload it serves the
+	// clients most likely to still be waiting; when the queue is full the
+	// oldest waiter is refused to make room for the newcomer.
+	LIFO
+)
+
+// A Limiter runs at most Limit requests at once and queues a bounded
+// number of others for a bounded time. Create it with New. A Limiter is
+// safe for concurrent use by multiple goroutines; one Limiter may guard
+// several routes, which then share its slots and its queue.
+type Limiter struct {
+	limit    int64
+	maxQueue int
+	timeout  time.Duration
+	order    Order
+	target   time.Duration // CoDel target, 0 = off
+	interval time.Duration // CoDel interval
+	reject   http.Handler
+	running  *inflight.Counter
+	// queued is read by every request and written only when the queue
+	// changes: it shares its cache line with the read-only fields above,
+	// not with the counters every request writes.
+	queued atomic.Int64 // gauge mirrored from q.n, read without mu
+	_      [64]byte
+
+	admitted  atomic.Uint64
+	_         [56]byte
+	lastEmpty atomic.Int64 // unix nanos when the queue was last seen empty
+	svc       atomic.Int64 // EWMA of handler duration, nanoseconds
+	svcDev    atomic.Int64 // EWMA of its absolute deviation, nanoseconds
+
+	full, overBudget, timedOut, abandoned atomic.Uint64
+	wait                                  *histogram
+
+	mu sync.Mutex
+	q  queue
+}
+
+// Limit returns a middleware that runs at most n requests at once with the
+// default queue (8 × n waiters, 100 ms). It is New(Options{Limit: n}).Handler.
+func Limit(n int) func(http.Handler) http.Handler {
+	return New(Options{Limit: n}).Handler
+}
+
+// New returns a Limiter configured by o. It panics if an option is invalid.
+func New(o Options) *Limiter {
+	switch {
+	case o.Limit < 0:
+		panic("concurrency: Limit must be >= 0")
+	case o.MaxQueue < -1:
+		panic("concurrency: MaxQueue must be >= -1")
+	case o.QueueTimeout < 0:
+		panic("concurrency: QueueTimeout must be >= 0")
+	case o.Order > LIFO:
+		panic("concurrency: unknown Order")
+	case o.CoDelTarget < 0 || o.CoDelInterval < 0:
+		panic("concurrency: CoDelTarget and CoDelInterval must be >= 0")
+	}
+	if o.Limit == 0 {
+		o.Limit = DefaultLimit
+	}
+	switch o.MaxQueue {
+	case 0:
+		o.MaxQueue = DefaultQueueFactor * o.Limit
+	case -1:
+		o.MaxQueue = 0
+	}
+	if o.QueueTimeout == 0 {
+		o.QueueTimeout = DefaultQueueTimeout
+	}
+	if o.CoDelTarget > 0 && o.CoDelInterval == 0 {
+		o.CoDelInterval = 20 * o.CoDelTarget
+	}
+	l := &Limiter{
+		limit:    int64(o.Limit),
+		maxQueue: o.MaxQueue,
+		timeout:  o.QueueTimeout,
+		order:    o.Order,
+		target:   o.CoDelTarget,
+		interval: o.CoDelInterval,
+		reject:   o.Reject,
+		running:  o.Counter,
+		wait:     newHistogram(queueWaitBounds),
+	}
+	if l.running == nil {
+		l.running = new(inflight.Counter)
+	}
+	l.lastEmpty.Store(time.Now().UnixNano())
+	return l
+}
+
+// Handler returns next guarded by l.
+//
+// A request that finds a free slot runs next at once. Otherwise it waits in
+// the queue, unless the queue is full or the estimated wait (its place in
+// the queue / Limit × the moving average of handler durations) already
+// exceeds its wait budget: then it is refused at once. A request still
+// queued when its budget runs out is refused then.
+//
+// A refusal is 503 Service Unavailable with Retry-After (whole seconds,
+// rounded up, from the estimated time for the queue to drain),
+// Content-Type text/plain; charset=utf-8 and a short fixed body, or
+// whatever Options.Reject writes. A request whose context is canceled
+// while it waits (its client went away) is never passed to next, is
+// counted as abandoned and gets no response.
+//
+// next sees the ResponseWriter and Request unchanged, so every optional
+// interface of the writer survives. The slot is released exactly once
+// when next returns or panics (http.ErrAbortHandler included; the panic
+// goes on to net/http). Handler is safe for concurrent use by multiple
+// goroutines.
+func (l *Limiter) Handler(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// Fast path: nobody waits and a slot is free.
+		if l.queued.Load() != 0 || !l.running.TryInc(l.limit) {
+			if !l.acquire(w, r) {
+				return
+			}
+		}
+		l.admitted.Add(1)
+		// The service time matters only when requests may have to wait,
+		// so it is measured only while every slot is taken; a limiter far
+		// below its limit does not pay for the clock and the shared average.
+		if l.running.Load() < l.limit {
+			defer l.free()
+		} else {
+			defer l.release(time.Now())
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// release records the duration of a request that started at start and
+// frees its slot.
+func (l *Limiter) release(start time.Time) {
+	l.observe(time.Since(start))
+	l.free()
+}
+
+// free gives back one slot and hands it to a waiter if there is one.
+func (l *Limiter) free() {
+	l.running.Dec()
+	// A waiter publishes itself in queued before its last TryInc, so either
+	// it sees the slot freed above or we see it here (no lost wake-up).
+	if l.queued.Load() != 0 {
+		l.mu.Lock()
+		l.grantLocked()
+		l.mu.Unlock()
+	}
+}

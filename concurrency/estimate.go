@@ -1,0 +1,50 @@
+package concurrency
+
+import "time"
+
+// The service-time estimate drives both refusal at once and Retry-After.
+// Like TCP's retransmission timer it keeps a moving average of the handler
+// duration and of its mean deviation, and plans with average + 2 ×
+// deviation: when durations jump (another process takes the CPU, a cache
+// goes cold) the estimate grows at once with the deviation, so admitted
+// requests rarely wait out their whole budget only to be refused then.
+
+// observe folds a handler duration into the averages (weights 1/8 and 1/4).
+func (l *Limiter) observe(d time.Duration) {
+	n := max(int64(d), 1)
+	old := l.svc.Load()
+	if old == 0 {
+		l.svc.Store(n)
+		l.svcDev.Store(n / 2)
+		return
+	}
+	diff := n - old
+	l.svc.Add(diff / 8)
+	dev := l.svcDev.Load()
+	l.svcDev.Add((abs(diff) - dev) / 4)
+}
+
+func abs(x int64) int64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// ServiceTime returns the moving average of the duration of next, 0 before
+// the first request completes.
+func (l *Limiter) ServiceTime() time.Duration { return time.Duration(l.svc.Load()) }
+
+// planned is the service time used to plan waits: average + 2 × deviation.
+func (l *Limiter) planned() int64 {
+	return max(l.svc.Load()+2*l.svcDev.Load(), 0)
+}
+
+// estimate returns the longest expected wait of the request at 1-based
+// place pos in line: ceil(pos/Limit) rounds of the planned service time.
+// It is a bound rather than a mean (the running requests may have just
+// started), so that an admitted request rarely waits out its budget.
+func (l *Limiter) estimate(pos int) time.Duration {
+	rounds := (int64(pos) + l.limit - 1) / l.limit
+	return time.Duration(rounds * l.planned())
+}

@@ -1,0 +1,182 @@
+package concurrency
+
+import (
+	"context"
+	"net/http"
+	"time"
+)
+
+// A waiter is one queued request. Its state changes only under Limiter.mu.
+type waiter struct {
+	prev, next *waiter
+	ready      chan struct{} // closed when state leaves waiting
+	state      uint8
+}
+
+const (
+	waiting uint8 = iota
+	granted       // a slot was taken on the waiter's behalf
+	evicted       // pushed out of a full LIFO queue by a newer request
+)
+
+// queue is an intrusive doubly linked list: push at the back, take from
+// either end, remove from the middle in O(1).
+type queue struct {
+	head, tail *waiter
+	n          int
+}
+
+func (q *queue) push(w *waiter) {
+	w.prev, w.next = q.tail, nil
+	if q.tail != nil {
+		q.tail.next = w
+	} else {
+		q.head = w
+	}
+	q.tail = w
+	q.n++
+}
+
+func (q *queue) remove(w *waiter) {
+	if w.prev != nil {
+		w.prev.next = w.next
+	} else {
+		q.head = w.next
+	}
+	if w.next != nil {
+		w.next.prev = w.prev
+	} else {
+		q.tail = w.prev
+	}
+	w.prev, w.next = nil, nil
+	q.n--
+}
+
+// next returns the waiter to serve first: the oldest for FIFO, the newest
+// for LIFO.
+func (l *Limiter) nextLocked() *waiter {
+	if l.order == LIFO {
+		return l.q.tail
+	}
+	return l.q.head
+}
+
+// grantLocked takes free slots on behalf of waiters, in queue order.
+func (l *Limiter) grantLocked() {
+	for l.q.n > 0 && l.running.TryInc(l.limit) {
+		w := l.nextLocked()
+		l.q.remove(w)
+		w.state = granted
+		close(w.ready)
+	}
+	l.syncLocked()
+}
+
+// syncLocked publishes the queue length and notes when it was empty.
+func (l *Limiter) syncLocked() {
+	l.queued.Store(int64(l.q.n))
+	if l.q.n == 0 {
+		l.lastEmpty.Store(time.Now().UnixNano())
+	}
+}
+
+// acquire waits for a slot. It reports true when the request holds one and
+// must run; otherwise it has already answered (or, for a client that left,
+// deliberately not answered) the request.
+func (l *Limiter) acquire(w http.ResponseWriter, r *http.Request) bool {
+	ctx := r.Context()
+	now := time.Now()
+
+	l.mu.Lock()
+	if l.q.n == 0 && l.running.TryInc(l.limit) {
+		l.mu.Unlock()
+		return true
+	}
+	budget := l.waitBudgetLocked(ctx, now)
+	pos := l.q.n + 1
+	if l.order == LIFO {
+		pos = 1
+	}
+	if l.estimate(pos) > budget {
+		l.mu.Unlock()
+		l.overBudget.Add(1)
+		l.refuse(w, r)
+		return false
+	}
+	if l.q.n >= l.maxQueue {
+		if l.order != LIFO || l.q.n == 0 {
+			l.mu.Unlock()
+			l.full.Add(1)
+			l.refuse(w, r)
+			return false
+		}
+		old := l.q.head
+		l.q.remove(old)
+		old.state = evicted
+		close(old.ready)
+	}
+	wt := &waiter{ready: make(chan struct{})}
+	l.q.push(wt)
+	l.syncLocked()
+	// Retry after publishing: a release that ran before we were visible
+	// freed a slot that nobody would hand us.
+	l.grantLocked()
+	l.mu.Unlock()
+
+	timer := time.NewTimer(budget)
+	left := false
+	select {
+	case <-wt.ready:
+	case <-timer.C:
+		left = true
+	case <-ctx.Done():
+		left = true
+	}
+	timer.Stop()
+	if left {
+		l.mu.Lock()
+		if wt.state == waiting {
+			l.q.remove(wt)
+			l.syncLocked()
+		}
+		l.mu.Unlock()
+	}
+	l.wait.observe(time.Since(now))
+
+	switch {
+	case wt.state == granted && ctx.Err() == nil:
+		return true // granted, possibly just as the timer fired: run it
+	case wt.state == granted:
+		l.abandoned.Add(1)
+		l.free() // pass the slot on without touching the service time
+		return false
+	case ctx.Err() != nil:
+		l.abandoned.Add(1) // the client left: write nothing
+		return false
+	case wt.state == evicted:
+		l.full.Add(1)
+		l.refuse(w, r)
+		return false
+	default:
+		l.timedOut.Add(1)
+		l.refuse(w, r)
+		return false
+	}
+}
+
+// waitBudgetLocked returns how long a request arriving at now may wait:
+// QueueTimeout, cut to its context deadline less the estimated service
+// time, and cut to CoDelTarget while a standing queue persists.
+func (l *Limiter) waitBudgetLocked(ctx context.Context, now time.Time) time.Duration {
+	b := l.timeout
+	if dl, ok := ctx.Deadline(); ok {
+		if rem := dl.Sub(now) - l.ServiceTime(); rem < b {
+			b = rem
+		}
+	}
+	if l.target > 0 && l.q.n > 0 && b > l.target &&
+		now.UnixNano()-l.lastEmpty.Load() > int64(l.interval) {
+		b = l.target
+	}
+	return b
+}

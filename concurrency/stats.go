@@ -1,0 +1,98 @@
+package concurrency
+
+import (
+	"slices"
+	"sync/atomic"
+	"time"
+)
+
+// Stats is a snapshot of a Limiter's counters. Totals count since New.
+type Stats struct {
+	Running int64 // requests running next now
+	Queued  int64 // requests waiting for a slot now
+	Limit   int64 // the slot count
+	// MaxQueue is the queue bound (0: no queue).
+	MaxQueue int64
+
+	Admitted uint64 // requests passed to next
+	// Refused is QueueFull + OverBudget + TimedOut: requests answered 503.
+	Refused    uint64
+	QueueFull  uint64 // refused: queue full (or, LIFO, pushed out by a newer request)
+	OverBudget uint64 // refused at once: the estimated wait exceeded the wait budget
+	TimedOut   uint64 // refused after waiting out the wait budget in the queue
+	Abandoned  uint64 // client left while queued: never run, not answered
+
+	// ServiceTime is the moving average of the duration of next.
+	ServiceTime time.Duration
+
+	// QueueWait is the distribution of the time spent queued by requests
+	// that queued, whatever their outcome. Requests that found a free slot
+	// are not in it.
+	QueueWait Histogram
+}
+
+// Stats returns a snapshot of l's counters, read from atomics.
+func (l *Limiter) Stats() Stats {
+	s := Stats{
+		Running:     l.running.Load(),
+		Queued:      l.queued.Load(),
+		Limit:       l.limit,
+		MaxQueue:    int64(l.maxQueue),
+		Admitted:    l.admitted.Load(),
+		QueueFull:   l.full.Load(),
+		OverBudget:  l.overBudget.Load(),
+		TimedOut:    l.timedOut.Load(),
+		Abandoned:   l.abandoned.Load(),
+		ServiceTime: l.ServiceTime(),
+		QueueWait:   l.wait.snapshot(),
+	}
+	s.Refused = s.QueueFull + s.OverBudget + s.TimedOut
+	return s
+}
+
+// queueWaitBounds are the upper bounds, in seconds, of the queue-wait
+// histogram buckets.
+var queueWaitBounds = []float64{.0005, .001, .002, .005, .01, .02, .05, .1, .2, .5, 1, 2, 5}
+
+// A histogram is a fixed-bucket distribution updated with atomics.
+type histogram struct {
+	bounds []float64
+	counts []atomic.Uint64 // len(bounds)+1, the last for +Inf
+	sumNs  atomic.Uint64
+}
+
+// Histogram is a snapshot of a fixed-bucket distribution. Counts are per
+// bucket, not cumulative: Counts[i] counts observations v with
+// Bounds[i-1] < v <= Bounds[i]; the last element, one past Bounds, counts
+// those above every bound. Bounds and Sum are in seconds.
+type Histogram struct {
+	Bounds []float64
+	Counts []uint64
+	Count  uint64
+	Sum    float64
+}
+
+func newHistogram(bounds []float64) *histogram {
+	return &histogram{bounds: bounds, counts: make([]atomic.Uint64, len(bounds)+1)}
+}
+
+func (h *histogram) observe(d time.Duration) {
+	v := d.Seconds()
+	i := 0
+	for i < len(h.bounds) && v > h.bounds[i] {
+		i++
+	}
+	h.counts[i].Add(1)
+	h.sumNs.Add(uint64(max(d, 0)))
+}
+
+// snapshot returns a copy of h.
+func (h *histogram) snapshot() Histogram {
+	s := Histogram{Bounds: slices.Clone(h.bounds), Counts: make([]uint64, len(h.counts))}
+	for i := range h.counts {
+		s.Counts[i] = h.counts[i].Load()
+		s.Count += s.Counts[i]
+	}
+	s.Sum = float64(h.sumNs.Load()) / float64(time.Second)
+	return s
+}

@@ -1,0 +1,141 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"io"
+	"math"
+	"math/rand/v2"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	vegeta "github.com/tsenart/vegeta/v12/lib"
+)
+
+// poisson is an open-loop vegeta.Pacer with exponentially distributed gaps
+// between arrivals (a Poisson process) at rate per second.
+type poisson struct {
+	rate float64
+	rng  *rand.Rand
+	n    uint64        // arrivals drawn so far
+	at   time.Duration // time of arrival n
+}
+
+func (p *poisson) Pace(elapsed time.Duration, hits uint64) (time.Duration, bool) {
+	for p.n <= hits {
+		p.at += time.Duration(p.rng.ExpFloat64() / p.rate * float64(time.Second))
+		p.n++
+	}
+	return max(p.at-elapsed, 0), false
+}
+
+func (p *poisson) Rate(time.Duration) float64 { return p.rate }
+
+// outcome summarizes one attack.
+type outcome struct {
+	sent, served, refused, timeouts, errs int
+	secs                                  float64
+	goodput                               float64 // 2xx/s completed in the steady window
+	serverCPU, genCPU, otherCPU           float64 // cores used on average by the server, this process, the rest
+	servedLat, refusedLat                 []time.Duration
+}
+
+func (o *outcome) pct(n int) float64 {
+	if o.sent == 0 {
+		return 0
+	}
+	return 100 * float64(n) / float64(o.sent)
+}
+
+// quantile returns the q-quantile of d (sorted in place), 0 if empty.
+func quantile(d []time.Duration, q float64) time.Duration {
+	if len(d) == 0 {
+		return 0
+	}
+	slices.Sort(d)
+	i := int(math.Ceil(q*float64(len(d)))) - 1
+	return d[max(i, 0)]
+}
+
+// attack drives open-loop Poisson load at rate/s against url for dur with
+// a client timeout; workers caps the clients in flight (0: no cap).
+func attack(url string, rate float64, dur, timeout time.Duration, workers uint64, seed uint64) outcome {
+	opts := []func(*vegeta.Attacker){vegeta.Timeout(timeout), vegeta.KeepAlive(true), vegeta.MaxBody(0)}
+	if workers > 0 {
+		opts = append(opts, vegeta.Workers(workers), vegeta.MaxWorkers(workers), vegeta.Connections(int(workers)))
+	}
+	a := vegeta.NewAttacker(opts...)
+	tr := vegeta.NewStaticTargeter(vegeta.Target{Method: "GET", URL: url})
+	p := &poisson{rate: rate, rng: rand.New(rand.NewPCG(seed, 0))}
+	var o outcome
+	// Goodput counts 2xx that complete inside the attack, after a warm-up
+	// of a fifth of it: not the tail served after the load stopped.
+	var began time.Time
+	from, to := dur/5, dur
+	inWindow := 0
+	for r := range a.Attack(tr, p, dur, "") {
+		if o.sent == 0 {
+			began = r.Timestamp
+		}
+		o.sent++
+		switch {
+		case r.Code >= 200 && r.Code < 300:
+			if end := r.End().Sub(began); end >= from && end <= to {
+				inWindow++
+			}
+			o.served++
+			o.servedLat = append(o.servedLat, r.Latency)
+		case r.Code == http.StatusServiceUnavailable || r.Code == http.StatusTooManyRequests:
+			o.refused++
+			o.refusedLat = append(o.refusedLat, r.Latency)
+		case strings.Contains(r.Error, "Client.Timeout") || strings.Contains(r.Error, "deadline exceeded"):
+			o.timeouts++
+		default:
+			o.errs++
+		}
+	}
+	o.secs = dur.Seconds()
+	o.goodput = float64(inWindow) / (to - from).Seconds()
+	return o
+}
+
+// closedLoop measures capacity: n clients send back to back for dur;
+// it returns 2xx responses per second.
+func closedLoop(url string, n int, dur time.Duration) float64 {
+	tr := &http.Transport{MaxIdleConnsPerHost: n}
+	defer tr.CloseIdleConnections()
+	client := &http.Client{Transport: tr}
+	ctx, cancel := context.WithTimeout(context.Background(), dur)
+	defer cancel()
+	var mu sync.Mutex
+	ok := 0
+	var wg sync.WaitGroup
+	began := time.Now()
+	from := dur / 5
+	for range n {
+		wg.Go(func() {
+			for ctx.Err() == nil {
+				req, _ := http.NewRequestWithContext(ctx, "GET", url, nil)
+				resp, err := client.Do(req)
+				if err != nil {
+					if errors.Is(err, context.DeadlineExceeded) {
+						return
+					}
+					continue
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode/100 == 2 && time.Since(began) >= from {
+					mu.Lock()
+					ok++
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return float64(ok) / (time.Since(began) - from).Seconds()
+}

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"runtime"
+	"time"
+
+	"github.com/go-chi/chi/v5/middleware"
+)
+
+// serverConfig is everything a child server needs; the parent passes it as
+// flags so that each variant runs in a process of its own, with its own
+// GOMAXPROCS, apart from the load generator's goroutines and GC.
+type serverConfig struct {
+	scenario     string
+	variant      string
+	limit        int           // slots: renders at once, or backend connections
+	iters        int           // sha256 rounds of one render (cpu)
+	sleep        time.Duration // handler duration (sleep)
+	queueTimeout time.Duration // wait budget of chi's backlog and frontdoor's queue
+	backlog      int           // chi backlog and frontdoor MaxQueue
+	headroom     bool          // frontdoor: apply the GOMAXPROCS ≥ Limit+1 rule
+}
+
+// render burns CPU: iters rounds of sha256 over its own output.
+func render(iters int) [32]byte {
+	var sum [32]byte
+	for range iters {
+		sum = sha256.Sum256(sum[:])
+	}
+	return sum
+}
+
+// handler returns the scenario's handler, unprotected.
+func (c serverConfig) handler() http.Handler {
+	switch c.scenario {
+	case "cpu":
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			sum := render(c.iters)
+			fmt.Fprintf(w, "%x\n", sum[:4])
+		})
+	default: // sleep: each request holds one of limit backend connections
+		backend := make(chan struct{}, c.limit)
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			select {
+			case backend <- struct{}{}:
+			case <-r.Context().Done():
+				return
+			}
+			time.Sleep(c.sleep)
+			<-backend
+			w.Write([]byte("ok\n"))
+		})
+	}
+}
+
+// protect wraps h in the variant's middleware.
+func (c serverConfig) protect(h http.Handler) http.Handler {
+	switch c.variant {
+	case "chi", "chi+":
+		if c.variant == "chi+" {
+			reserveP(c) // chi given frontdoor's headroom, for comparison
+		}
+		return middleware.ThrottleWithOpts(middleware.ThrottleOpts{
+			Limit: c.limit, BacklogLimit: c.backlog, BacklogTimeout: c.queueTimeout,
+			StatusCode: http.StatusServiceUnavailable,
+		})(h)
+	case "frontdoor":
+		return frontdoor(c, h)
+	}
+	return h
+}
+
+// debugStats, if set, returns the variant's counters for OVERLOAD_DEBUG.
+var debugStats func() any
+
+// serve runs a child server: it prints its address and GOMAXPROCS on
+// stdout and serves until stdin closes (the parent is done or gone).
+func serve(c serverConfig) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	srv := &http.Server{Handler: c.protect(c.handler()), ReadHeaderTimeout: 5 * time.Second}
+	go srv.Serve(ln) // GOMAXPROCS is read below, after protect may have set it
+	fmt.Printf("%s %d\n", ln.Addr(), runtime.GOMAXPROCS(0))
+	bufio.NewReader(os.Stdin).ReadString('\n')
+	srv.Close()
+	if os.Getenv("OVERLOAD_DEBUG") != "" && debugStats != nil {
+		fmt.Fprintf(os.Stderr, "%+v\n", debugStats())
+	}
+}
