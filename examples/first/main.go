@@ -7,8 +7,9 @@
 //	wrk -c 200 -d 10s http://127.0.0.1:8000/hello
 //
 // -variant chi puts chi's Throttle (answering 503 the same way) in front
-// instead, and -variant none no limit at all, to compare them under the
-// same load. On SIGINT or SIGTERM the server shuts down gracefully and
+// instead, -variant atomic a hand-written five-line shedder (the floor any
+// shedder can reach), and -variant none no limit at all, to compare them
+// under the same load. On SIGINT or SIGTERM the server shuts down gracefully and
 // prints the shedder's counters.
 package main
 
@@ -22,6 +23,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -34,7 +36,7 @@ func main() {
 	addr := flag.String("addr", "127.0.0.1:8000", "listen address")
 	limit := flag.Int("limit", 50, "most requests in flight")
 	delay := flag.Duration("delay", 200*time.Millisecond, "how long /hello takes")
-	variant := flag.String("variant", "frontdoor", "limiter in front: frontdoor, chi or none")
+	variant := flag.String("variant", "frontdoor", "limiter in front: frontdoor, chi, atomic or none")
 	flag.Parse()
 
 	ln, err := net.Listen("tcp", *addr)
@@ -66,10 +68,12 @@ func run(ctx context.Context, ln net.Listener, variant string, limit int, delay 
 			StatusCode:     http.StatusServiceUnavailable,
 			RetryAfterFn:   func(bool) time.Duration { return time.Second },
 		})(mux)
+	case "atomic":
+		h = atomicShed(int64(limit), mux)
 	case "none":
 		h = mux
 	default:
-		return fmt.Errorf("unknown -variant %q: want frontdoor, chi or none", variant)
+		return fmt.Errorf("unknown -variant %q: want frontdoor, chi, atomic or none", variant)
 	}
 
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}
@@ -91,6 +95,20 @@ func run(ctx context.Context, ln net.Listener, variant string, limit int, delay 
 		err = errors.Join(err, e)
 	}
 	return err
+}
+
+// atomicShed is the least a shedder can do: one atomic add, a bare 503.
+// It is here only as the floor to measure shed against.
+func atomicShed(limit int64, next http.Handler) http.Handler {
+	var n atomic.Int64
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer n.Add(-1)
+		if n.Add(1) > limit {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // hello answers {"hello":"world"} after delay, or gives up when the client

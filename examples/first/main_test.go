@@ -23,6 +23,7 @@ func TestRun(t *testing.T) {
 	}{
 		{"frontdoor", 3},
 		{"chi", 3},
+		{"atomic", 3},
 		{"none", 0},
 	}
 	for _, tt := range tests {
