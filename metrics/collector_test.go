@@ -9,8 +9,11 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/goleak"
 
+	"github.com/frontdoor-go/frontdoor/bodybuffer"
+	"github.com/frontdoor-go/frontdoor/concurrency"
 	"github.com/frontdoor-go/frontdoor/inflight"
 	"github.com/frontdoor-go/frontdoor/metrics"
+	"github.com/frontdoor-go/frontdoor/ping"
 	"github.com/frontdoor-go/frontdoor/shed"
 )
 
@@ -137,9 +140,12 @@ func TestLint(t *testing.T) {
 	in := metrics.NewInstrumenter("api", metrics.InstrumenterOptions{})
 	in.Handler(okHandler).ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/", nil))
 	for name, c := range map[string]prometheus.Collector{
-		"shed":       metrics.NewShedCollector("api", s),
-		"inflight":   metrics.NewCounterCollector("api", &c),
-		"instrument": in,
+		"shed":        metrics.NewShedCollector("api", s),
+		"inflight":    metrics.NewCounterCollector("api", &c),
+		"instrument":  in,
+		"concurrency": metrics.NewConcurrencyCollector("api", concurrency.New(concurrency.Options{})),
+		"bodybuffer":  metrics.NewBodyBufferCollector("api", bodybuffer.New(bodybuffer.Options{})),
+		"ping":        metrics.NewPingCollector("api", ping.New(ping.Options{})),
 	} {
 		for _, p := range lint(t, c) {
 			t.Errorf("%s: %s: %s", name, p.Metric, p.Text)
@@ -156,6 +162,12 @@ func TestCollectorPanics(t *testing.T) {
 	}{
 		{"shed empty name", func() { metrics.NewShedCollector("", s) }},
 		{"shed nil", func() { metrics.NewShedCollector("api", nil) }},
+		{"concurrency empty name", func() { metrics.NewConcurrencyCollector("", concurrency.New(concurrency.Options{})) }},
+		{"concurrency nil", func() { metrics.NewConcurrencyCollector("api", nil) }},
+		{"bodybuffer empty name", func() { metrics.NewBodyBufferCollector("", bodybuffer.New(bodybuffer.Options{})) }},
+		{"bodybuffer nil", func() { metrics.NewBodyBufferCollector("api", nil) }},
+		{"ping empty name", func() { metrics.NewPingCollector("", ping.New(ping.Options{})) }},
+		{"ping nil", func() { metrics.NewPingCollector("api", nil) }},
 		{"counter empty name", func() { metrics.NewCounterCollector("", &c) }},
 		{"counter nil", func() { metrics.NewCounterCollector("api", nil) }},
 		{"instrumenter empty name", func() { metrics.NewInstrumenter("", metrics.InstrumenterOptions{}) }},

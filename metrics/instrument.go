@@ -6,7 +6,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/felixge/httpsnoop"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -57,6 +56,7 @@ func NewInstrumenter(name string, opts InstrumenterOptions) *Instrumenter {
 type Instrumenter struct {
 	classes [numClasses]classCounters
 	panics  atomic.Uint64
+	aborted atomic.Uint64
 	descs   instrumenterDescs
 }
 
@@ -78,9 +78,14 @@ type classCounters struct {
 // The status is the first final status next sent: the code of its first
 // WriteHeader call outside 102–199, or 200 if it wrote a body or returned
 // first. Informational 1xx responses (103 Early Hints) are not counted;
-// 101 Switching Protocols is. A request whose handler panics
-// (http.ErrAbortHandler included) is counted only in
-// frontdoor_http_panics_total, and the panic goes on unchanged.
+// 101 Switching Protocols is.
+//
+// A handler that panics with http.ErrAbortHandler (as bodybuffer does for
+// a client that went away) is counted in frontdoor_http_aborted_total, any
+// other panic in frontdoor_http_panics_total; neither is in a status
+// class, and the panic goes on to net/http with the same value (net/http
+// drops an aborted response silently and logs any other panic with its
+// stack, the frames of the original panic included).
 //
 // Flush and Hijack pass through unobserved, which keeps the wrapper to
 // four hooks: a handler that flushes before any WriteHeader or Write and
@@ -95,18 +100,31 @@ type classCounters struct {
 func (in *Instrumenter) Handler(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		rec := &recorder{}
-		ww := httpsnoop.Wrap(w, rec.hooks())
+		rec := &recorder{w: w}
 		returned := false
 		defer func() {
 			if !returned {
-				in.panics.Add(1)
+				in.unwound(recover())
 			}
 		}()
-		next.ServeHTTP(ww, r)
+		next.ServeHTTP(rec.wrap(), r)
 		returned = true
 		c := &in.classes[classOf(rec.status)]
 		c.duration.observe(int64(time.Since(start)))
 		c.bytes.Add(uint64(rec.bytes))
 	})
+}
+
+// unwound counts a handler that did not return, and re-raises its panic
+// value v. v is nil when the handler called runtime.Goexit (t.FailNow in a
+// test): that is counted as a panic, and the goroutine goes on exiting.
+func (in *Instrumenter) unwound(v any) {
+	if v == http.ErrAbortHandler {
+		in.aborted.Add(1)
+	} else {
+		in.panics.Add(1)
+	}
+	if v != nil {
+		panic(v)
+	}
 }

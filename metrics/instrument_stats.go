@@ -9,8 +9,13 @@ type InstrumenterStats struct {
 	// Classes holds the counts by status class: "1xx" to "5xx", and
 	// "other" for codes 600–999. Every class is present.
 	Classes map[string]ClassStats
-	// Panics counts requests whose handler panicked; they are in no class.
+	// Panics counts requests whose handler panicked with any value but
+	// http.ErrAbortHandler; they are in no class.
 	Panics uint64
+	// Aborted counts requests whose handler panicked with
+	// http.ErrAbortHandler (the response dropped on purpose, typically
+	// because the client went away); they are in no class.
+	Aborted uint64
 }
 
 // ClassStats are the counts of one status class.
@@ -24,7 +29,7 @@ type ClassStats struct {
 // atomically; the snapshot is not one consistent instant under load, but
 // within a class Requests always equals Duration.Count.
 func (in *Instrumenter) Stats() InstrumenterStats {
-	st := InstrumenterStats{Classes: make(map[string]ClassStats, numClasses), Panics: in.panics.Load()}
+	st := InstrumenterStats{Classes: make(map[string]ClassStats, numClasses), Panics: in.panics.Load(), Aborted: in.aborted.Load()}
 	for i := range in.classes {
 		c := &in.classes[i]
 		h := c.duration.snapshot()
@@ -39,6 +44,7 @@ type instrumenterDescs struct {
 	duration *prometheus.Desc
 	bytes    *prometheus.Desc
 	panics   *prometheus.Desc
+	aborted  *prometheus.Desc
 }
 
 func (in *Instrumenter) initDescs(name string) {
@@ -48,6 +54,7 @@ func (in *Instrumenter) initDescs(name string) {
 		duration: d.add("request_duration_seconds", "Time from the request reaching the handler to the handler returning, by status class.", "code"),
 		bytes:    d.add("response_bytes_total", "Response body bytes written, by status class.", "code"),
 		panics:   d.add("panics_total", "Requests whose handler panicked, counted in no status class."),
+		aborted:  d.add("aborted_total", "Requests whose handler aborted the response with http.ErrAbortHandler (client gone), counted in no status class."),
 	}
 	in.descs.all = d.all
 }
@@ -74,4 +81,5 @@ func (in *Instrumenter) Collect(ch chan<- prometheus.Metric) {
 		ch <- counter(in.descs.bytes, c.bytes.Load(), class)
 	}
 	ch <- counter(in.descs.panics, in.panics.Load())
+	ch <- counter(in.descs.aborted, in.aborted.Load())
 }

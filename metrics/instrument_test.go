@@ -123,32 +123,6 @@ type zeros struct{}
 
 func (zeros) Read(p []byte) (int, error) { clear(p); return len(p), nil }
 
-// A panicking handler is counted apart, and the panic goes on unchanged.
-func TestInstrumentPanic(t *testing.T) {
-	in := metrics.NewInstrumenter("api", metrics.InstrumenterOptions{})
-	h := in.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.WriteHeader(200)
-		panic(http.ErrAbortHandler)
-	}))
-	func() {
-		defer func() {
-			if r := recover(); r != http.ErrAbortHandler {
-				t.Errorf("recover() = %v, want http.ErrAbortHandler", r)
-			}
-		}()
-		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/", nil))
-	}()
-	st := in.Stats()
-	if st.Panics != 1 {
-		t.Errorf("Panics = %d, want 1", st.Panics)
-	}
-	for class, cs := range st.Classes {
-		if cs.Requests != 0 {
-			t.Errorf("Classes[%q].Requests = %d, want 0", class, cs.Requests)
-		}
-	}
-}
-
 // Latency goes into the right buckets with the right sum; synctest's clock
 // makes the durations exact.
 func TestInstrumentLatency(t *testing.T) {

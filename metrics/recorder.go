@@ -2,6 +2,8 @@ package metrics
 
 import (
 	"io"
+	"net/http"
+	"sync"
 
 	"github.com/felixge/httpsnoop"
 )
@@ -27,10 +29,13 @@ func classOf(status int) int {
 
 // recorder keeps what the hooks see of one response. It is used by the
 // request's goroutine only (a ResponseWriter is not safe for concurrent
-// use), so its fields need no atomics.
+// use), so its fields need no atomics. A recorder is never reused: a
+// handler that keeps the wrapped writer past its return writes into its
+// own recorder, which nobody reads any more.
 type recorder struct {
-	status int   // first final status sent, 0 until then
-	bytes  int64 // body bytes written
+	w      http.ResponseWriter // the writer that was wrapped
+	status int                 // first final status sent, 0 until then
+	bytes  int64               // body bytes written
 }
 
 // sent notes that a response started with status code, if none had.
@@ -42,37 +47,94 @@ func (rec *recorder) sent(code int) {
 	}
 }
 
-func (rec *recorder) hooks() httpsnoop.Hooks {
-	return httpsnoop.Hooks{
+// The hooks call the wrapped writer's method themselves rather than the
+// next func httpsnoop hands them: it is the same method, one indirect
+// call less. httpsnoop installs a hook only for a method w has, so the
+// assertions cannot fail.
+
+func (rec *recorder) writeHeader(code int) {
+	rec.w.WriteHeader(code)
+	rec.sent(code)
+}
+
+func (rec *recorder) write(p []byte) (int, error) {
+	n, err := rec.w.Write(p)
+	rec.sent(200)
+	rec.bytes += int64(n)
+	return n, err
+}
+
+func (rec *recorder) writeString(s string) (int, error) {
+	n, err := rec.w.(io.StringWriter).WriteString(s)
+	rec.sent(200)
+	rec.bytes += int64(n)
+	return n, err
+}
+
+func (rec *recorder) readFrom(src io.Reader) (int64, error) {
+	n, err := rec.w.(io.ReaderFrom).ReadFrom(src)
+	rec.sent(200)
+	rec.bytes += n
+	return n, err
+}
+
+// wrap returns rec.w wrapped by httpsnoop with rec's four hooks.
+//
+// httpsnoop calls each hook once, inside Wrap, to get the function to
+// install. Built per request, those four hook closures would cost four
+// allocations; instead they are built once per wrapper and read the
+// recorder to hand out from wrapper.cur. A wrapper is taken from a pool,
+// used for the one Wrap call and put back: nothing the handler receives
+// refers to it, so a handler that misbehaves after returning cannot reach
+// it. What the handler can reach (the wrapped writer, the recorder's
+// method values) is allocated afresh for each request.
+func (rec *recorder) wrap() http.ResponseWriter {
+	h := wrappers.Get().(*wrapper)
+	h.cur = rec
+	ww := httpsnoop.Wrap(rec.w, h.hooks)
+	h.cur = nil
+	wrappers.Put(h)
+	return ww
+}
+
+// A wrapper holds hooks that return the method values of cur.
+type wrapper struct {
+	cur   *recorder
+	hooks httpsnoop.Hooks
+}
+
+var wrappers = sync.Pool{New: func() any { return newWrapper() }}
+
+// newWrapper builds a wrapper's hooks. Should a hook ever run outside
+// wrap (cur nil), it leaves the method unobserved rather than attribute
+// it to another request.
+func newWrapper() *wrapper {
+	h := &wrapper{}
+	h.hooks = httpsnoop.Hooks{
 		WriteHeader: func(next httpsnoop.WriteHeaderFunc) httpsnoop.WriteHeaderFunc {
-			return func(code int) {
-				next(code)
-				rec.sent(code)
+			if h.cur == nil {
+				return next
 			}
+			return h.cur.writeHeader
 		},
 		Write: func(next httpsnoop.WriteFunc) httpsnoop.WriteFunc {
-			return func(p []byte) (int, error) {
-				n, err := next(p)
-				rec.sent(200)
-				rec.bytes += int64(n)
-				return n, err
+			if h.cur == nil {
+				return next
 			}
+			return h.cur.write
 		},
 		WriteString: func(next httpsnoop.WriteStringFunc) httpsnoop.WriteStringFunc {
-			return func(s string) (int, error) {
-				n, err := next(s)
-				rec.sent(200)
-				rec.bytes += int64(n)
-				return n, err
+			if h.cur == nil {
+				return next
 			}
+			return h.cur.writeString
 		},
 		ReadFrom: func(next httpsnoop.ReadFromFunc) httpsnoop.ReadFromFunc {
-			return func(src io.Reader) (int64, error) {
-				n, err := next(src)
-				rec.sent(200)
-				rec.bytes += n
-				return n, err
+			if h.cur == nil {
+				return next
 			}
+			return h.cur.readFrom
 		},
 	}
+	return h
 }
