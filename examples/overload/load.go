@@ -38,7 +38,7 @@ func (p *poisson) Rate(time.Duration) float64 { return p.rate }
 // outcome summarizes one attack.
 type outcome struct {
 	sent, served, refused, timeouts, errs int
-	secs                                  float64
+	secs, window                          float64 // seconds of the attack, of its goodput window
 	goodput                               float64 // 2xx/s completed in the steady window
 	serverCPU, genCPU, otherCPU           float64 // cores used on average by the server, this process, the rest
 	servedLat, refusedLat                 []time.Duration
@@ -105,7 +105,8 @@ func attack(url string, rate float64, dur, warm, timeout time.Duration, workers 
 		}
 	}
 	o.secs = dur.Seconds()
-	o.goodput = float64(inWindow) / (to - from).Seconds()
+	o.window = (to - from).Seconds()
+	o.goodput = float64(inWindow) / o.window
 	return o
 }
 

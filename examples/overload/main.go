@@ -75,7 +75,7 @@ func main() {
 		serve(c)
 		return
 	}
-	fmt.Printf("overload: %d cores, GOMAXPROCS %d (load generator), %s per step\n",
+	fmt.Printf("overload: %d cores, GOMAXPROCS %d (load generator), %s per step (upload: see below)\n",
 		runtime.NumCPU(), runtime.GOMAXPROCS(0), *dur)
 	if b0 := busyCPU(); b0 >= 0 {
 		time.Sleep(500 * time.Millisecond)
@@ -110,9 +110,9 @@ func main() {
 			vs = "concurrency,bodybuffer"
 			fmt.Printf("\nscenario upload: render = %d sha256 rounds ≈ %s of CPU after io.ReadAll of the body, limit %d, queue %d / %s;\n"+
 				"normal clients POST 1 KiB, client timeout %s; %.0f%% of arrivals upload %d bytes in %d chunks over ~%s (raw TCP, at most %d at once, give up after %s);\n"+
-				"bodybuffer: MaxBytes 1 MiB, IdleTimeout 2s, Timeout 10s\n",
+				"bodybuffer: MaxBytes 1 MiB, IdleTimeout 2s, Timeout 10s; %s per step, goodput counted from %s on\n",
 				iters, *renderTime, base.limit, base.backlog, base.queueTimeout, *cpuTimeout,
-				100**uploadShare, *uploadSize, chunks, *uploadTime, *uploadMax, s.upload.timeout)
+				100**uploadShare, *uploadSize, chunks, *uploadTime, *uploadMax, s.upload.timeout, s.dur, s.warm)
 		case "cpu":
 			iters := calibrate(*renderTime)
 			base = serverConfig{scenario: "cpu", limit: *cpuLimit, iters: iters,
@@ -194,7 +194,7 @@ func (s step) run(srv *child, rate float64, seed uint64) (outcome, uploadOutcome
 	go func() {
 		defer close(done)
 		if s.share > 0 {
-			u = slowUploads(srv.addr, rate*s.share/(1-s.share), s.dur, s.upload, seed)
+			u = slowUploads(srv.addr, rate*s.share/(1-s.share), s.dur, s.warm, s.upload, seed)
 		}
 	}()
 	o := attack(srv.url, rate, s.dur, s.warm, s.timeout, s.clients, s.body, seed)

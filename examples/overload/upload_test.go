@@ -49,7 +49,7 @@ func TestSlowUploadsCount(t *testing.T) {
 		io.Copy(io.Discard, r.Body)
 	}))
 	defer srv.Close()
-	o := slowUploads(strings.TrimPrefix(srv.URL, "http://"), 200, 100*time.Millisecond, small, 1)
+	o := slowUploads(strings.TrimPrefix(srv.URL, "http://"), 200, 100*time.Millisecond, 0, small, 1)
 	if o.started == 0 || o.ok != o.started || o.refused+o.failed() != 0 {
 		t.Errorf("slowUploads() = %+v, want every started upload ok", o)
 	}

@@ -26,6 +26,7 @@ type uploadSpec struct {
 // uploadOutcome counts the slow uploads of one step.
 type uploadOutcome struct {
 	started, ok, refused, rejected, timeouts, errs, skipped int
+	okInWindow                                              int // 2xx that ended between warm and dur
 	okLat                                                   []time.Duration
 }
 
@@ -38,7 +39,8 @@ var zeros = make([]byte, 64<<10)
 // slowUploads starts slow uploads to addr (host:port) for dur as a
 // Poisson process at rate per second, at most u.max at once (arrivals
 // past that are skipped and counted), and waits until all have ended.
-func slowUploads(addr string, rate float64, dur time.Duration, u uploadSpec, seed uint64) uploadOutcome {
+// Uploads answered 2xx between warm and dur count in okInWindow.
+func slowUploads(addr string, rate float64, dur, warm time.Duration, u uploadSpec, seed uint64) uploadOutcome {
 	var (
 		o   uploadOutcome
 		mu  sync.Mutex
@@ -73,6 +75,9 @@ func slowUploads(addr string, rate float64, dur time.Duration, u uploadSpec, see
 			case err == nil && code/100 == 2:
 				o.ok++
 				o.okLat = append(o.okLat, lat)
+				if end := time.Since(start); end >= warm && end <= dur {
+					o.okInWindow++
+				}
 			case err == nil && code == http.StatusServiceUnavailable:
 				o.refused++
 			case err == nil:
