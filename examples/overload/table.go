@@ -48,8 +48,11 @@ func printUploadHeader() {
 func printUploadRow(sc, v string, procs int, m, capacity float64, o outcome, u uploadOutcome, st serverStats, wall time.Duration) {
 	good := o.goodput
 	peak := "-"
-	if st.BufMemPeak > 0 {
+	switch {
+	case st.BufMemPeak >= 1<<20:
 		peak = strconv.FormatFloat(float64(st.BufMemPeak)/(1<<20), 'f', 1, 64) + "MiB"
+	case st.BufMemPeak > 0:
+		peak = strconv.FormatInt(st.BufMemPeak>>10, 10) + "KiB"
 	}
 	fmt.Printf("%-6s %-11s %5d %4.1fx %7.0f/s %7.0f/s %8.0f/s %5.0f%% %8.1f%% %7.1f%% %8s %8s %8s | %6.1f %5d %5d %5d %5d %7s %6.0f%% | %9.2f %8s %8s %4.1fs | %6.2f %6.2f %6.2f\n",
 		sc, v, procs, m, m*capacity, float64(o.sent)/o.secs, good, 100*good/capacity,
