@@ -153,9 +153,11 @@ func main() {
 				srv := start(cfg, *procs)
 				t0, g0, b0 := time.Now(), selfCPU(), busyCPU()
 				o, u := s.run(srv, m*capacity, *seed)
-				wall := float64(time.Since(t0))
-				o.genCPU = float64(selfCPU()-g0) / wall
+				o.genCPU = float64(selfCPU()-g0) / float64(time.Since(t0))
+				// The server's CPU counts until it has stopped: a server
+				// without protection still works off its backlog then.
 				cpu, st := srv.stop()
+				wall := float64(time.Since(t0))
 				o.serverCPU = float64(cpu) / wall
 				if b0 >= 0 {
 					o.otherCPU = float64(busyCPU()-b0)/wall - o.genCPU - o.serverCPU
