@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -37,7 +38,7 @@ func (p *poisson) Rate(time.Duration) float64 { return p.rate }
 // outcome summarizes one attack.
 type outcome struct {
 	sent, served, refused, timeouts, errs int
-	secs                                  float64
+	secs, window                          float64 // seconds of the attack, of its goodput window
 	goodput                               float64 // 2xx/s completed in the steady window
 	serverCPU, genCPU, otherCPU           float64 // cores used on average by the server, this process, the rest
 	servedLat, refusedLat                 []time.Duration
@@ -61,20 +62,26 @@ func quantile(d []time.Duration, q float64) time.Duration {
 }
 
 // attack drives open-loop Poisson load at rate/s against url for dur with
-// a client timeout; workers caps the clients in flight (0: no cap).
-func attack(url string, rate float64, dur, timeout time.Duration, workers uint64, seed uint64) outcome {
+// a client timeout; workers caps the clients in flight (0: no cap). The
+// requests are GETs, or POSTs of body if it is not nil. Goodput counts
+// the 2xx completed between warm and dur.
+func attack(url string, rate float64, dur, warm, timeout time.Duration, workers uint64, body []byte, seed uint64) outcome {
 	opts := []func(*vegeta.Attacker){vegeta.Timeout(timeout), vegeta.KeepAlive(true), vegeta.MaxBody(0)}
 	if workers > 0 {
 		opts = append(opts, vegeta.Workers(workers), vegeta.MaxWorkers(workers), vegeta.Connections(int(workers)))
 	}
 	a := vegeta.NewAttacker(opts...)
-	tr := vegeta.NewStaticTargeter(vegeta.Target{Method: "GET", URL: url})
+	target := vegeta.Target{Method: "GET", URL: url}
+	if body != nil {
+		target.Method, target.Body = "POST", body
+	}
+	tr := vegeta.NewStaticTargeter(target)
 	p := &poisson{rate: rate, rng: rand.New(rand.NewPCG(seed, 0))}
 	var o outcome
-	// Goodput counts 2xx that complete inside the attack, after a warm-up
-	// of a fifth of it: not the tail served after the load stopped.
+	// Goodput counts 2xx that complete inside the attack, after the
+	// warm-up: not the tail served after the load stopped.
 	var began time.Time
-	from, to := dur/5, dur
+	from, to := warm, dur
 	inWindow := 0
 	for r := range a.Attack(tr, p, dur, "") {
 		if o.sent == 0 {
@@ -98,13 +105,15 @@ func attack(url string, rate float64, dur, timeout time.Duration, workers uint64
 		}
 	}
 	o.secs = dur.Seconds()
-	o.goodput = float64(inWindow) / (to - from).Seconds()
+	o.window = (to - from).Seconds()
+	o.goodput = float64(inWindow) / o.window
 	return o
 }
 
-// closedLoop measures capacity: n clients send back to back for dur;
-// it returns 2xx responses per second.
-func closedLoop(url string, n int, dur time.Duration) float64 {
+// closedLoop measures capacity: n clients send back to back for dur
+// (GETs, or POSTs of body if it is not nil); it returns 2xx responses per
+// second.
+func closedLoop(url string, n int, dur time.Duration, body []byte) float64 {
 	tr := &http.Transport{MaxIdleConnsPerHost: n}
 	defer tr.CloseIdleConnections()
 	client := &http.Client{Transport: tr}
@@ -118,7 +127,12 @@ func closedLoop(url string, n int, dur time.Duration) float64 {
 	for range n {
 		wg.Go(func() {
 			for ctx.Err() == nil {
-				req, _ := http.NewRequestWithContext(ctx, "GET", url, nil)
+				var req *http.Request
+				if body != nil {
+					req, _ = http.NewRequestWithContext(ctx, "POST", url, bytes.NewReader(body))
+				} else {
+					req, _ = http.NewRequestWithContext(ctx, "GET", url, nil)
+				}
 				resp, err := client.Do(req)
 				if err != nil {
 					if errors.Is(err, context.DeadlineExceeded) {

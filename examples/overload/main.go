@@ -4,6 +4,17 @@
 // goodput, client timeouts, refusals, latency.
 //
 //	go run ./examples/overload
+//	go run ./examples/overload -scenarios upload
+//
+// The default runs the sleep and cpu scenarios (about 50 s). The upload
+// scenario (about 60 s, not in the default set) mixes slow uploaders with
+// the normal clients of a CPU-bound handler that reads its body with
+// io.ReadAll, and compares concurrency alone (the body is read inside the
+// render slot) with bodybuffer in front of concurrency (the body is read
+// before a slot is taken). A share of the arrivals (-upload-share) are raw
+// TCP clients that send ~300 KB slowly (-upload-size in -upload-time);
+// the table adds their outcomes and the render-slot time the handler spent
+// waiting on body reads.
 //
 // Each server runs in a child process (this binary re-executed with
 // -serve) so that the load generator's CPU scheduling and GC stay out of
@@ -13,16 +24,12 @@
 package main
 
 import (
-	"bufio"
 	"flag"
 	"fmt"
 	"math"
-	"os"
-	"os/exec"
 	"runtime"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -37,20 +44,25 @@ func main() {
 	flag.DurationVar(&c.sleep, "sleep", 0, "internal: sleep handler duration")
 	flag.DurationVar(&c.queueTimeout, "queue-timeout", 0, "internal: queue wait budget")
 
-	scenarios := flag.String("scenarios", "sleep,cpu", "scenarios to run: sleep (seed 000), cpu (seed 003)")
-	variants := flag.String("variants", "none,chi,frontdoor", "variants to compare")
+	scenarios := flag.String("scenarios", "sleep,cpu", "scenarios to run: sleep (seed 000), cpu (seed 003), upload (slow uploads, not in the default set)")
+	variants := flag.String("variants", "", "variants to compare; default per scenario: sleep, cpu: none,chi,frontdoor (also chi+); upload: concurrency,bodybuffer (also none)")
 	loads := flag.String("loads", "0.5,1.2,2,3", "offered loads, as multiples of the measured capacity")
-	dur := flag.Duration("duration", 1500*time.Millisecond, "duration of each load step")
+	dur := flag.Duration("duration", 1500*time.Millisecond, "sleep, cpu: duration of each load step")
 	capDur := flag.Duration("capacity-duration", 1500*time.Millisecond, "duration of the capacity measurement")
-	renderTime := flag.Duration("render", 8*time.Millisecond, "cpu: CPU time of one render (calibrated to sha256 rounds)")
-	cpuTimeout := flag.Duration("cpu-timeout", 100*time.Millisecond, "cpu: client timeout")
-	cpuLimit := flag.Int("cpu-limit", runtime.NumCPU()+1, "cpu: renders at once (chi and frontdoor); the sizing rule: cores+1")
-	flag.BoolVar(&c.headroom, "headroom", true, "cpu: frontdoor follows the sizing rule GOMAXPROCS >= limit+1")
+	renderTime := flag.Duration("render", 8*time.Millisecond, "cpu, upload: CPU time of one render (calibrated to sha256 rounds)")
+	cpuTimeout := flag.Duration("cpu-timeout", 100*time.Millisecond, "cpu, upload: client timeout (of the normal clients)")
+	cpuLimit := flag.Int("cpu-limit", runtime.NumCPU()+1, "cpu, upload: renders at once (chi, frontdoor, concurrency, bodybuffer); the sizing rule: cores+1")
+	flag.BoolVar(&c.headroom, "headroom", true, "cpu, upload: frontdoor, concurrency and bodybuffer follow the sizing rule GOMAXPROCS >= limit+1")
 	procs := flag.Int("procs", runtime.NumCPU(), "GOMAXPROCS the servers start with")
 	sleepTime := flag.Duration("sleep-time", 200*time.Millisecond, "sleep: handler duration")
 	sleepLimit := flag.Int("sleep-limit", 50, "sleep: backend connections (limit)")
 	sleepClients := flag.Int("sleep-clients", 200, "sleep: clients (max requests in flight)")
 	sleepTimeout := flag.Duration("sleep-timeout", time.Second, "sleep: client timeout")
+	uploadDur := flag.Duration("upload-duration", 5*time.Second, "upload: duration of each load step (goodput counted after max(1/5 of it, -upload-time))")
+	uploadShare := flag.Float64("upload-share", 0.2, "upload: share of the arrivals that are slow uploaders")
+	uploadSize := flag.Int("upload-size", 300<<10, "upload: body size of a slow upload, in bytes")
+	uploadTime := flag.Duration("upload-time", 2*time.Second, "upload: time a slow uploader takes to send its body (16 KiB chunks with pauses)")
+	uploadMax := flag.Int("upload-max", 500, "upload: slow uploads at once at most (arrivals past it are skipped and counted)")
 	seed := flag.Uint64("seed", 1, "seed of the Poisson arrivals")
 	flag.Parse()
 
@@ -58,7 +70,7 @@ func main() {
 		serve(c)
 		return
 	}
-	fmt.Printf("overload: %d cores, GOMAXPROCS %d (load generator), %s per step\n",
+	fmt.Printf("overload: %d cores, GOMAXPROCS %d (load generator), %s per step (upload: see below)\n",
 		runtime.NumCPU(), runtime.GOMAXPROCS(0), *dur)
 	if b0 := busyCPU(); b0 >= 0 {
 		time.Sleep(500 * time.Millisecond)
@@ -75,19 +87,38 @@ func main() {
 	}
 	for _, sc := range strings.Split(*scenarios, ",") {
 		var base serverConfig
-		var s step
+		s := step{dur: *dur, warm: *dur / 5}
+		vs := "none,chi,frontdoor"
 		switch sc {
+		case "upload":
+			if *uploadShare < 0 || *uploadShare >= 1 {
+				fatal(fmt.Errorf("-upload-share must be in [0, 1)"))
+			}
+			iters := calibrate(*renderTime)
+			base = serverConfig{scenario: "upload", limit: *cpuLimit, iters: iters,
+				queueTimeout: *cpuTimeout / 2, backlog: 8 * *cpuLimit, headroom: c.headroom}
+			chunks := (*uploadSize + uploadChunk - 1) / uploadChunk
+			s = step{timeout: *cpuTimeout, capClients: 2 * runtime.NumCPU(), body: make([]byte, 1<<10),
+				dur: *uploadDur, warm: max(*uploadDur/5, *uploadTime), share: *uploadShare,
+				upload: uploadSpec{size: *uploadSize, chunk: uploadChunk, gap: *uploadTime / time.Duration(max(chunks, 1)),
+					timeout: 10 * time.Second, max: *uploadMax}}
+			vs = "concurrency,bodybuffer"
+			fmt.Printf("\nscenario upload: render = %d sha256 rounds ≈ %s of CPU after io.ReadAll of the body, limit %d, queue %d / %s;\n"+
+				"normal clients POST 1 KiB, client timeout %s; %.0f%% of arrivals upload %d bytes in %d chunks over ~%s (raw TCP, at most %d at once, give up after %s);\n"+
+				"bodybuffer: MaxBytes 1 MiB, IdleTimeout 2s, Timeout 10s; %s per step, goodput counted from %s on\n",
+				iters, *renderTime, base.limit, base.backlog, base.queueTimeout, *cpuTimeout,
+				100**uploadShare, *uploadSize, chunks, *uploadTime, *uploadMax, s.upload.timeout, s.dur, s.warm)
 		case "cpu":
 			iters := calibrate(*renderTime)
 			base = serverConfig{scenario: "cpu", limit: *cpuLimit, iters: iters,
 				queueTimeout: *cpuTimeout / 2, backlog: 8 * *cpuLimit, headroom: c.headroom}
-			s = step{timeout: *cpuTimeout, clients: 0, capClients: 2 * runtime.NumCPU()}
+			s.timeout, s.capClients = *cpuTimeout, 2*runtime.NumCPU()
 			fmt.Printf("\nscenario cpu (seed 003): render = %d sha256 rounds ≈ %s of CPU, limit %d, queue %d / %s, client timeout %s\n",
 				iters, *renderTime, base.limit, base.backlog, base.queueTimeout, *cpuTimeout)
 		case "sleep":
 			base = serverConfig{scenario: "sleep", limit: *sleepLimit, sleep: *sleepTime,
 				queueTimeout: *sleepTimeout / 2, backlog: *sleepLimit}
-			s = step{timeout: *sleepTimeout, clients: uint64(*sleepClients), capClients: 2 * *sleepLimit}
+			s.timeout, s.clients, s.capClients = *sleepTimeout, uint64(*sleepClients), 2**sleepLimit
 			fmt.Printf("\nscenario sleep (seed 000): %s handler holding 1 of %d backend connections (ideal %.0f/s), %d clients, client timeout %s\n",
 				*sleepTime, *sleepLimit, float64(*sleepLimit)/sleepTime.Seconds(), *sleepClients, *sleepTimeout)
 		default:
@@ -96,55 +127,76 @@ func main() {
 		capCfg := base
 		capCfg.variant = "none"
 		srv := start(capCfg, *procs)
-		capacity := closedLoop(srv.url, s.capClients, *capDur)
+		capacity := closedLoop(srv.url, s.capClients, *capDur, s.body)
 		srv.stop()
 		fmt.Printf("capacity (none, %d closed-loop clients, %s): %.0f/s\n", s.capClients, *capDur, capacity)
-		printHeader()
-		for _, v := range strings.Split(*variants, ",") {
+		if *variants != "" {
+			vs = *variants
+		}
+		if sc == "upload" {
+			printUploadHeader()
+		} else {
+			printHeader()
+		}
+		for _, v := range strings.Split(vs, ",") {
+			if sc == "upload" && v != "none" && v != "concurrency" && v != "bodybuffer" {
+				fatal(fmt.Errorf("scenario upload: unknown variant %q (none, concurrency, bodybuffer)", v))
+			}
 			cfg := base
 			cfg.variant = v
 			for _, m := range multiples {
 				srv := start(cfg, *procs)
 				t0, g0, b0 := time.Now(), selfCPU(), busyCPU()
-				o := attack(srv.url, m*capacity, *dur, s.timeout, s.clients, *seed)
+				o, u := s.run(srv, m*capacity, *seed)
 				o.genCPU = float64(selfCPU()-g0) / float64(time.Since(t0))
-				o.serverCPU = float64(srv.stop()) / float64(time.Since(t0))
+				// The server's CPU counts until it has stopped: a server
+				// without protection still works off its backlog then.
+				cpu, st := srv.stop()
+				wall := float64(time.Since(t0))
+				o.serverCPU = float64(cpu) / wall
 				if b0 >= 0 {
-					o.otherCPU = float64(busyCPU()-b0)/float64(time.Since(t0)) - o.genCPU - o.serverCPU
+					o.otherCPU = float64(busyCPU()-b0)/wall - o.genCPU - o.serverCPU
 				}
-				printRow(sc, v, srv.procs, m, capacity, o)
+				if sc == "upload" {
+					printUploadRow(sc, v, srv.procs, m, capacity, o, u, st, time.Duration(wall))
+				} else {
+					printRow(sc, v, srv.procs, m, capacity, o)
+				}
 			}
 		}
 	}
 }
 
+// uploadChunk is the size of the slow uploaders' writes.
+const uploadChunk = 16 << 10
+
 // step holds how a scenario is driven.
 type step struct {
+	dur, warm  time.Duration // length of a load step; goodput is counted from warm on
 	timeout    time.Duration
 	clients    uint64 // cap on requests in flight, 0 = none (pure open loop)
 	capClients int    // closed-loop clients of the capacity measurement
+	body       []byte // body of the normal clients' POSTs; nil: GET
+
+	share  float64 // share of the arrivals that are slow uploads (0: none)
+	upload uploadSpec
 }
 
-func printHeader() {
-	fmt.Printf("%-6s %-10s %5s %5s %8s %8s %9s %6s %9s %8s %8s %8s %8s %6s %6s %6s %6s\n",
-		"scen", "variant", "procs", "load", "offered", "sent/s", "goodput", "%cap",
-		"timeout%", "refused%", "p50 ok", "p99 ok", "p99 ref", "err%", "srvCPU", "genCPU", "other")
-}
-
-func printRow(sc, v string, procs int, m, capacity float64, o outcome) {
-	good := o.goodput
-	fmt.Printf("%-6s %-10s %5d %4.1fx %7.0f/s %7.0f/s %8.0f/s %5.0f%% %8.1f%% %7.1f%% %8s %8s %8s %5.1f%% %6.2f %6.2f %6.2f\n",
-		sc, v, procs, m, m*capacity, float64(o.sent)/o.secs, good, 100*good/capacity,
-		o.pct(o.timeouts), o.pct(o.refused),
-		ms(quantile(o.servedLat, .5)), ms(quantile(o.servedLat, .99)), ms(quantile(o.refusedLat, .99)),
-		o.pct(o.errs), o.serverCPU, o.genCPU, max(o.otherCPU, 0))
-}
-
-func ms(d time.Duration) string {
-	if d == 0 {
-		return "-"
-	}
-	return strconv.FormatFloat(float64(d)/1e6, 'f', 1, 64) + "ms"
+// run drives one load step against srv: the normal clients at rate/s
+// and, beside them, the slow uploaders, so that they make up s.share of
+// all arrivals. It returns when both are done.
+func (s step) run(srv *child, rate float64, seed uint64) (outcome, uploadOutcome) {
+	var u uploadOutcome
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if s.share > 0 {
+			u = slowUploads(srv.addr, rate*s.share/(1-s.share), s.dur, s.warm, s.upload, seed)
+		}
+	}()
+	o := attack(srv.url, rate, s.dur, s.warm, s.timeout, s.clients, s.body, seed)
+	<-done
+	return o, u
 }
 
 // calibrate returns the sha256 rounds that take about d of CPU here. It
@@ -164,98 +216,4 @@ func calibrate(d time.Duration) int {
 		}
 		n *= 2
 	}
-}
-
-// child is a running child server.
-type child struct {
-	cmd   *exec.Cmd
-	stdin interface{ Close() error }
-	url   string
-	procs int
-}
-
-// start re-executes this binary as a server for cfg with GOMAXPROCS procs.
-func start(cfg serverConfig, procs int) *child {
-	exe, err := os.Executable()
-	if err != nil {
-		fatal(err)
-	}
-	cmd := exec.Command(exe, "-serve", "-scenario", cfg.scenario, "-variant", cfg.variant,
-		"-limit", strconv.Itoa(cfg.limit), "-iters", strconv.Itoa(cfg.iters),
-		"-backlog", strconv.Itoa(cfg.backlog), "-sleep", cfg.sleep.String(),
-		"-queue-timeout", cfg.queueTimeout.String(), "-headroom="+strconv.FormatBool(cfg.headroom))
-	cmd.Env = append(os.Environ(), "GOMAXPROCS="+strconv.Itoa(procs))
-	cmd.Stderr = os.Stderr
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		fatal(err)
-	}
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil {
-		fatal(fmt.Errorf("child server: %v", err))
-	}
-	var addr string
-	var p int
-	fmt.Sscan(line, &addr, &p)
-	return &child{cmd: cmd, stdin: in, url: "http://" + addr + "/", procs: p}
-}
-
-// stop closes the child's stdin, which ends it, waits for it and returns
-// the CPU time (user + system) it used.
-func (c *child) stop() time.Duration {
-	c.stdin.Close()
-	done := make(chan struct{})
-	go func() { c.cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(5 * time.Second):
-		c.cmd.Process.Kill()
-		<-done
-	}
-	if st := c.cmd.ProcessState; st != nil {
-		return st.UserTime() + st.SystemTime()
-	}
-	return 0
-}
-
-func fatal(err error) {
-	fmt.Fprintln(os.Stderr, "overload:", err)
-	os.Exit(1)
-}
-
-// selfCPU returns the CPU time (user + system) this process has used.
-func selfCPU() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-// busyCPU returns the CPU time all processes of the machine have used
-// (from /proc/stat), or -1 where that is not available.
-func busyCPU() time.Duration {
-	b, err := os.ReadFile("/proc/stat")
-	if err != nil {
-		return -1
-	}
-	line, _, _ := strings.Cut(string(b), "\n")
-	f := strings.Fields(line) // cpu user nice system idle iowait irq softirq steal
-	if len(f) < 9 {
-		return -1
-	}
-	var ticks int64
-	for i, v := range f[1:9] {
-		if i == 3 || i == 4 { // idle, iowait
-			continue
-		}
-		n, _ := strconv.ParseInt(v, 10, 64)
-		ticks += n
-	}
-	return time.Duration(ticks) * 10 * time.Millisecond // USER_HZ = 100
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"crypto/sha256"
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
@@ -39,6 +40,8 @@ func render(iters int) [32]byte {
 // handler returns the scenario's handler, unprotected.
 func (c serverConfig) handler() http.Handler {
 	switch c.scenario {
+	case "upload":
+		return c.uploadHandler()
 	case "cpu":
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			sum := render(c.iters)
@@ -61,6 +64,9 @@ func (c serverConfig) handler() http.Handler {
 
 // protect wraps h in the variant's middleware.
 func (c serverConfig) protect(h http.Handler) http.Handler {
+	if c.scenario == "upload" && c.variant != "none" {
+		return uploadChain(c, h)
+	}
 	switch c.variant {
 	case "chi", "chi+":
 		if c.variant == "chi+" {
@@ -80,7 +86,8 @@ func (c serverConfig) protect(h http.Handler) http.Handler {
 var debugStats func() any
 
 // serve runs a child server: it prints its address and GOMAXPROCS on
-// stdout and serves until stdin closes (the parent is done or gone).
+// stdout, serves until stdin closes (the parent is done or gone), then
+// prints its serverStats as one JSON line.
 func serve(c serverConfig) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -92,6 +99,11 @@ func serve(c serverConfig) {
 	fmt.Printf("%s %d\n", ln.Addr(), runtime.GOMAXPROCS(0))
 	bufio.NewReader(os.Stdin).ReadString('\n')
 	srv.Close()
+	var st serverStats
+	for _, f := range collect {
+		f(&st)
+	}
+	json.NewEncoder(os.Stdout).Encode(st)
 	if os.Getenv("OVERLOAD_DEBUG") != "" && debugStats != nil {
 		fmt.Fprintf(os.Stderr, "%+v\n", debugStats())
 	}

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"github.com/frontdoor-go/frontdoor/bodybuffer"
+	"github.com/frontdoor-go/frontdoor/concurrency"
+)
+
+// serverStats is what a child server reports on stdout, as one JSON line,
+// when it stops. Fields a variant does not have stay zero.
+type serverStats struct {
+	Handled      int64 // handler runs (upload scenario)
+	ReadNanos    int64 // handler time spent reading the request body
+	MaxReadNanos int64 // longest body read of one handler run
+	SlowReads    int64 // body reads that took over 10 ms
+
+	Admitted, Refused, Abandoned uint64 // concurrency
+
+	Buffered, BufTimedOut, BufClientGone, BufTruncated uint64 // bodybuffer
+	BufMemPeak                                         int64
+}
+
+// collect fills in a child's serverStats when it stops; each variant's
+// constructor appends the readers of its counters.
+var collect []func(*serverStats)
+
+// bodyReads measures what the upload handler spends in its body read,
+// that is how long it holds its render slot waiting on the client.
+type bodyReads struct {
+	handled, nanos, maxNanos, slow atomic.Int64
+}
+
+func (b *bodyReads) observe(d time.Duration) {
+	b.handled.Add(1)
+	b.nanos.Add(int64(d))
+	if d > 10*time.Millisecond {
+		b.slow.Add(1)
+	}
+	for {
+		m := b.maxNanos.Load()
+		if int64(d) <= m || b.maxNanos.CompareAndSwap(m, int64(d)) {
+			return
+		}
+	}
+}
+
+// uploadHandler is the upload scenario's handler: it reads the whole body
+// with io.ReadAll, as a handler does that decodes its input, then renders.
+// Behind concurrency alone the read happens inside the render slot.
+func (c serverConfig) uploadHandler() http.Handler {
+	var reads bodyReads
+	collect = append(collect, func(s *serverStats) {
+		s.Handled, s.ReadNanos = reads.handled.Load(), reads.nanos.Load()
+		s.MaxReadNanos, s.SlowReads = reads.maxNanos.Load(), reads.slow.Load()
+	})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		body, err := io.ReadAll(r.Body)
+		reads.observe(time.Since(start))
+		if err != nil {
+			http.Error(w, "bad body", http.StatusBadRequest)
+			return
+		}
+		sum := render(c.iters)
+		fmt.Fprintf(w, "%x %d\n", sum[:4], len(body))
+	})
+}
+
+// uploadChain returns the upload scenario's protection: concurrency
+// alone, or bodybuffer in front of it (the order of package doc
+// bodybuffer), so that a render slot is taken only once the body is in.
+func uploadChain(c serverConfig, h http.Handler) http.Handler {
+	if c.headroom {
+		reserveP(c)
+	}
+	l := concurrency.New(concurrency.Options{
+		Limit: c.limit, MaxQueue: c.backlog, QueueTimeout: c.queueTimeout,
+	})
+	collect = append(collect, func(s *serverStats) {
+		st := l.Stats()
+		s.Admitted, s.Refused, s.Abandoned = st.Admitted, st.Refused, st.Abandoned
+	})
+	h = l.Handler(h)
+	if c.variant != "bodybuffer" {
+		return h
+	}
+	bb := bodybuffer.New(bodybuffer.Options{
+		MaxBytes: 1 << 20, IdleTimeout: 2 * time.Second, Timeout: 10 * time.Second,
+	})
+	collect = append(collect, func(s *serverStats) {
+		st := bb.Stats()
+		s.Buffered, s.BufTimedOut, s.BufClientGone = st.Buffered, st.TimedOut, st.ClientGone
+		s.BufTruncated, s.BufMemPeak = st.Truncated, st.MemPeak
+	})
+	return bb.Handler(h)
+}
