@@ -37,7 +37,7 @@ type Config struct {
 	Inter       time.Duration
 	AgentInter  time.Duration
 	Fall, Rise  int
-	Work        int    // ssr -work
+	Work        int // ssr -work
 	// Renders is each instance's -renders: MaxConn by default, the
 	// requests HAProxy sends it at once.
 	Renders int
@@ -48,9 +48,9 @@ type Config struct {
 	Limit int
 	// MaxBody is nginx's client_max_body_size and each instance's
 	// -max-body, in bytes. Default 1 MiB.
-	MaxBody int64
-	HAProxyBin  string // default "haproxy"
-	NginxBin    string // default "nginx"
+	MaxBody    int64
+	HAProxyBin string // default "haproxy"
+	NginxBin   string // default "nginx"
 }
 
 // defaults fills the zero fields: three instances, maxconn 1, checks every
