@@ -188,6 +188,10 @@ func TestMetrics(t *testing.T) {
 	// Fill the chain: one render running (held in the app), one queued
 	// for the single slot.
 	var held sync.WaitGroup
+	var releaseOnce sync.Once
+	releaseAll := func() { releaseOnce.Do(func() { close(release) }) }
+	defer held.Wait()
+	defer releaseAll() // also when a check fails fatally, before srv.Close
 	held.Go(func() { do("POST", "/render?hold", okJob, 200) })
 	<-entered
 	held.Go(func() { do("POST", "/render", okJob, 200) })
@@ -238,7 +242,7 @@ func TestMetrics(t *testing.T) {
 
 	// Let everything finish: the held render, then the queued one, then
 	// the rest of the upload, which finds the slot free.
-	close(release)
+	releaseAll()
 	held.Wait()
 	waitFor(t, "only the upload is in flight", func() bool { return inFlight.Load() == 1 })
 	if _, err := io.WriteString(conn, okJob[5:]); err != nil {
