@@ -13,7 +13,8 @@ import (
 func newTestRouter() (*ping.Checker, *inflight.Counter, http.Handler) {
 	chk := ping.New(ping.Options{ReadyPath: "/ping", LivePath: "/livez"})
 	var c inflight.Counter
-	return chk, &c, newRouter(chk, &c, config{name: "t", limit: 2, work: 1, maxBody: 1 << 10})
+	cfg := config{sizing: sizing{renders: 1, queue: 1, limit: 2}, maxBody: 1 << 10}
+	return chk, &c, newServer(chk, &c, cfg, renderHandler("t", 1))
 }
 
 func do(h http.Handler, method, path, body string) *httptest.ResponseRecorder {
@@ -34,7 +35,7 @@ func TestRender(t *testing.T) {
 			`<div data-hypernova-key="App"><dl><dt>a</dt><dd>&lt;x&gt;</dd><dt>b</dt><dd><ul><li>1</li><li>true</li><li></li></ul></dd></dl></div>`},
 		{"bad json", `{"component":`, 400, "bad render job"},
 		{"no component", `{"props":{}}`, 400, "bad render job: no component"},
-		{"too large", `{"component":"App","props":{"x":"` + strings.Repeat("a", 2000) + `"}}`, 413, "bad render job"},
+		{"too large", `{"component":"App","props":{"x":"` + strings.Repeat("a", 2000) + `"}}`, 413, "request body too large"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"html"
 	"net/http"
@@ -19,19 +18,15 @@ type job struct {
 	Props     map[string]any `json:"props"`
 }
 
-// renderHandler decodes a job and renders it to HTML. The render is CPU
+// renderHandler decodes a job and renders it to HTML. bodybuffer in front
+// has read the whole body, within the size limit. The render is CPU
 // bound: it walks the props and then hashes work KiB, standing in for a
 // React renderToString.
 func renderHandler(instance string, work int) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		var j job
 		if err := json.NewDecoder(r.Body).Decode(&j); err != nil {
-			code := http.StatusBadRequest
-			var mbe *http.MaxBytesError
-			if errors.As(err, &mbe) {
-				code = http.StatusRequestEntityTooLarge
-			}
-			http.Error(w, "bad render job: "+err.Error(), code)
+			http.Error(w, "bad render job: "+err.Error(), http.StatusBadRequest)
 			return
 		}
 		if j.Component == "" {

@@ -37,9 +37,20 @@ type Config struct {
 	Inter       time.Duration
 	AgentInter  time.Duration
 	Fall, Rise  int
-	Work        int    // ssr -work
-	HAProxyBin  string // default "haproxy"
-	NginxBin    string // default "nginx"
+	Work        int // ssr -work
+	// Renders is each instance's -renders: MaxConn by default, the
+	// requests HAProxy sends it at once.
+	Renders int
+	// Limit is each instance's -limit, the requests in flight at which
+	// its shed refuses and its agent reports 0% free. Default 4. The
+	// instance's render queue gets the rest (-queue Limit-Renders): nginx
+	// buffers every body, so no place is needed for slow uploads.
+	Limit int
+	// MaxBody is nginx's client_max_body_size and each instance's
+	// -max-body, in bytes. Default 1 MiB.
+	MaxBody    int64
+	HAProxyBin string // default "haproxy"
+	NginxBin   string // default "nginx"
 }
 
 // defaults fills the zero fields: three instances, maxconn 1, checks every
@@ -71,6 +82,18 @@ func (c *Config) defaults() error {
 	}
 	if c.Work == 0 {
 		c.Work = 1000
+	}
+	if c.Renders == 0 {
+		c.Renders = c.MaxConn
+	}
+	if c.Limit == 0 {
+		c.Limit = 4
+	}
+	if c.Limit <= c.Renders {
+		return fmt.Errorf("Limit %d must be above Renders %d, to leave a queue", c.Limit, c.Renders)
+	}
+	if c.MaxBody == 0 {
+		c.MaxBody = 1 << 20
 	}
 	for len(c.Ports) < c.Instances {
 		c.Ports = append(c.Ports, 0)
@@ -270,7 +293,11 @@ func (c *Cluster) StartInstance(ctx context.Context, i int) error {
 		"-addr", "127.0.0.1:"+strconv.Itoa(c.cfg.Ports[i]),
 		"-agent-addr", "127.0.0.1:"+strconv.Itoa(c.cfg.AgentPorts[i]),
 		"-drain-delay", c.cfg.DrainDelay().String(),
-		"-work", strconv.Itoa(c.cfg.Work))
+		"-work", strconv.Itoa(c.cfg.Work),
+		"-renders", strconv.Itoa(c.cfg.Renders),
+		"-queue", strconv.Itoa(c.cfg.Limit-c.cfg.Renders),
+		"-limit", strconv.Itoa(c.cfg.Limit),
+		"-max-body", strconv.FormatInt(c.cfg.MaxBody, 10))
 	if err != nil {
 		return err
 	}

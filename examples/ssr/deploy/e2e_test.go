@@ -16,6 +16,10 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 )
 
 // program finds a real program: on PATH or in /usr/sbin, where Debian puts
@@ -255,6 +259,26 @@ func TestRollingRestart(t *testing.T) {
 		t.Errorf("HAProxy never lowered a busy instance's weight to 75, want the agent's weight followed")
 	}
 
+	// HAProxy's maxconn and the instances' limits agree: no instance
+	// refused a render itself (shed, the render queue, the body limit),
+	// and the restarted instances rendered.
+	for i := range 3 {
+		mf, err := scrapeInstance(c.InstanceURL(i) + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range []string{"frontdoor_shed_refused_total", "frontdoor_concurrency_refused_total",
+			"frontdoor_bodybuffer_refused_total", "frontdoor_bodybuffer_aborted_total"} {
+			if got := sum(mf, m); got != 0 {
+				t.Errorf("%s: %s = %v, want 0", c.Name(i), m, got)
+			}
+		}
+		if got := sum(mf, "frontdoor_concurrency_limit"); got != 1 {
+			t.Errorf("%s: frontdoor_concurrency_limit = %v, want 1 (HAProxy's maxconn)", c.Name(i), got)
+		}
+		t.Logf("%s after its restart: %v renders", c.Name(i), sum(mf, "frontdoor_concurrency_admitted_total"))
+	}
+
 	// /ping never reached HAProxy (so neither Go): HAProxy's frontend
 	// counted exactly the renders.
 	st, err := c.Stat()
@@ -264,4 +288,32 @@ func TestRollingRestart(t *testing.T) {
 	if got, want := st["ssr/FRONTEND"]["req_tot"], strconv.FormatInt(renders.Load(), 10); got != want {
 		t.Errorf("HAProxy frontend req_tot = %s, want %s (the renders only; /ping must stay in nginx)", got, want)
 	}
+}
+
+// scrapeInstance fetches and parses an instance's /metrics.
+func scrapeInstance(url string) (map[string]*dto.MetricFamily, error) {
+	res, err := http.Get(url)
+	if err != nil {
+		return nil, err
+	}
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET %s: %s", url, res.Status)
+	}
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	return p.TextToMetricFamilies(res.Body)
+}
+
+// sum adds the values of every sample of a counter or gauge family, -1 if
+// the family is missing.
+func sum(mf map[string]*dto.MetricFamily, name string) float64 {
+	f, ok := mf[name]
+	if !ok {
+		return -1
+	}
+	var v float64
+	for _, m := range f.GetMetric() {
+		v += m.GetCounter().GetValue() + m.GetGauge().GetValue()
+	}
+	return v
 }
