@@ -61,8 +61,8 @@ func newServer(chk *ping.Checker, inFlight *inflight.Counter, cfg config, app ht
 	s.registry.MustRegister(
 		metrics.NewPingCollector("ssr", chk),
 		metrics.NewShedCollector("ssr", s.shed),
-		newBodyBufferCollector("render", s.body),
-		newConcurrencyCollector("render", s.renders),
+		metrics.NewBodyBufferCollector("render", s.body),
+		metrics.NewConcurrencyCollector("render", s.renders),
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 	)
