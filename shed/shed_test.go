@@ -18,6 +18,18 @@ var okHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 	w.Write(okBody)
 })
 
+// witness counts the requests inside a handler, and the most at once,
+// apart from the Shedder's own counter.
+type witness struct{ now, max atomic.Int64 }
+
+func (w *witness) enter() {
+	n := w.now.Add(1)
+	for m := w.max.Load(); n > m && !w.max.CompareAndSwap(m, n); m = w.max.Load() {
+	}
+}
+
+func (w *witness) leave() { w.now.Add(-1) }
+
 // fill returns a Shedder whose counter already holds n requests in flight.
 func fill(opts shed.Options, n int) *shed.Shedder {
 	if opts.Counter == nil {
@@ -154,13 +166,11 @@ func TestNewPanics(t *testing.T) {
 func TestBurst(t *testing.T) {
 	const clients, limit = 200, 50
 	s := shed.New(shed.Options{Limit: limit})
-	var inside, maxInside atomic.Int64
+	var in witness
 	hold := make(chan struct{})
 	h := s.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		n := inside.Add(1)
-		defer inside.Add(-1)
-		for m := maxInside.Load(); n > m && !maxInside.CompareAndSwap(m, n); m = maxInside.Load() {
-		}
+		in.enter()
+		defer in.leave()
 		<-hold
 	}))
 	start := make(chan struct{})
@@ -184,13 +194,17 @@ func TestBurst(t *testing.T) {
 	if got := s.Counter().Load(); got != limit {
 		t.Errorf("in flight during the burst = %d, want %d", got, limit)
 	}
+	// Admitted goroutines may still be on their way into the handler.
+	for deadline := time.Now().Add(5 * time.Second); in.now.Load() < limit && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
 	close(hold)
 	done.Wait()
 	st := s.Stats()
 	if st.Admitted != limit || st.Shed != clients-limit {
 		t.Errorf("Stats() = %+v, want Admitted %d, Shed %d", st, limit, clients-limit)
 	}
-	if got := maxInside.Load(); got != limit {
+	if got := in.max.Load(); got != limit {
 		t.Errorf("max inside the handler = %d, want %d", got, limit)
 	}
 	if st.InFlight != 0 || st.Peak != limit {

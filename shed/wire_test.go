@@ -50,12 +50,10 @@ func waitZero(t *testing.T, s *shed.Shedder) {
 func TestStress(t *testing.T) {
 	const clients, perClient, limit = 200, 20, 50
 	s := shed.New(shed.Options{Limit: limit})
-	var inside, maxInside atomic.Int64
+	var in witness
 	srv, client := newServer(t, s.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		n := inside.Add(1)
-		defer inside.Add(-1)
-		for m := maxInside.Load(); n > m && !maxInside.CompareAndSwap(m, n); m = maxInside.Load() {
-		}
+		in.enter()
+		defer in.leave()
 		time.Sleep(time.Millisecond) // hold the slot so that clients overlap
 	})))
 	var ok, refused, failed atomic.Int64
@@ -82,7 +80,7 @@ func TestStress(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if got := maxInside.Load(); got > limit {
+	if got := in.max.Load(); got > limit {
 		t.Errorf("max inside the handler = %d, want <= %d", got, limit)
 	}
 	if n := failed.Load(); n != 0 {
@@ -161,12 +159,10 @@ func TestClientHangsUp(t *testing.T) {
 func TestSetLimitUnderLoad(t *testing.T) {
 	const clients, perClient, high = 64, 30, 16
 	s := shed.New(shed.Options{Limit: high})
-	var inside, maxInside atomic.Int64
+	var in witness
 	srv, client := newServer(t, s.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		n := inside.Add(1)
-		defer inside.Add(-1)
-		for m := maxInside.Load(); n > m && !maxInside.CompareAndSwap(m, n); m = maxInside.Load() {
-		}
+		in.enter()
+		defer in.leave()
 		time.Sleep(100 * time.Microsecond)
 	})))
 	stop := make(chan struct{})
@@ -199,7 +195,7 @@ func TestSetLimitUnderLoad(t *testing.T) {
 	wg.Wait()
 	close(stop)
 	toggler.Wait()
-	if got := maxInside.Load(); got > high {
+	if got := in.max.Load(); got > high {
 		t.Errorf("max inside = %d, want <= %d", got, high)
 	}
 	st := s.Stats()
