@@ -31,7 +31,7 @@ func start(cfg serverConfig, procs int) *child {
 	cmd := exec.Command(exe, "-serve", "-scenario", cfg.scenario, "-variant", cfg.variant,
 		"-limit", strconv.Itoa(cfg.limit), "-iters", strconv.Itoa(cfg.iters),
 		"-backlog", strconv.Itoa(cfg.backlog), "-sleep", cfg.sleep.String(),
-		"-queue-timeout", cfg.queueTimeout.String(), "-headroom="+strconv.FormatBool(cfg.headroom))
+		"-queue-timeout", cfg.queueTimeout.String(), "-headroom="+strconv.FormatBool(cfg.headroom), "-cpuprofile", cfg.profile)
 	cmd.Env = append(os.Environ(), "GOMAXPROCS="+strconv.Itoa(procs))
 	cmd.Stderr = os.Stderr
 	in, err := cmd.StdinPipe()

@@ -21,6 +21,10 @@ func frontdoor(c serverConfig, h http.Handler) http.Handler {
 	l := concurrency.New(concurrency.Options{
 		Limit: c.limit, MaxQueue: c.backlog, QueueTimeout: c.queueTimeout,
 	})
+	collect = append(collect, func(s *serverStats) {
+		st := l.Stats()
+		s.Admitted, s.Refused, s.Abandoned = st.Admitted, st.Refused, st.Abandoned
+	})
 	debugStats = func() any { s := l.Stats(); s.QueueWait.Bounds = nil; return s }
 	return l.Handler(h)
 }

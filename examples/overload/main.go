@@ -27,7 +27,9 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"os"
 	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"time"
@@ -43,6 +45,8 @@ func main() {
 	flag.IntVar(&c.backlog, "backlog", 0, "internal: queue bound")
 	flag.DurationVar(&c.sleep, "sleep", 0, "internal: sleep handler duration")
 	flag.DurationVar(&c.queueTimeout, "queue-timeout", 0, "internal: queue wait budget")
+	flag.StringVar(&c.profile, "cpuprofile", "", "internal: write a CPU profile of the child server to this file")
+	profDir := flag.String("profile-dir", "", "write a CPU profile of each child server to this directory (diagnosis)")
 
 	scenarios := flag.String("scenarios", "sleep,cpu", "scenarios to run: sleep (seed 000), cpu (seed 003), upload (slow uploads, not in the default set)")
 	variants := flag.String("variants", "", "variants to compare; default per scenario: sleep, cpu: none,chi,frontdoor (also chi+); upload: concurrency,bodybuffer (also none)")
@@ -69,6 +73,14 @@ func main() {
 	if *serveMode {
 		serve(c)
 		return
+	}
+	if *profDir != "" {
+		f, err := os.Create(*profDir + "/generator.pprof")
+		if err != nil {
+			fatal(err)
+		}
+		pprof.StartCPUProfile(f)
+		defer pprof.StopCPUProfile()
 	}
 	fmt.Printf("overload: %d cores, GOMAXPROCS %d (load generator), %s per step (upload: see below)\n",
 		runtime.NumCPU(), runtime.GOMAXPROCS(0), *dur)
@@ -145,6 +157,9 @@ func main() {
 			cfg := base
 			cfg.variant = v
 			for _, m := range multiples {
+				if *profDir != "" {
+					cfg.profile = fmt.Sprintf("%s/%s-%s-%.1fx.pprof", *profDir, sc, v, m)
+				}
 				srv := start(cfg, *procs)
 				t0, g0, b0 := time.Now(), selfCPU(), busyCPU()
 				o, u := s.run(srv, m*capacity, *seed)
@@ -153,6 +168,10 @@ func main() {
 				// without protection still works off its backlog then.
 				cpu, st := srv.stop()
 				wall := float64(time.Since(t0))
+				if os.Getenv("OVERLOAD_DEBUG") != "" && st.Admitted > 0 {
+					fmt.Fprintf(os.Stderr, "server %.0f µs CPU per admitted request (%d admitted, %d refused), generator %.0f µs CPU per request sent\n",
+						float64(cpu)/1e3/float64(st.Admitted), st.Admitted, st.Refused, o.genCPU*wall/1e3/float64(o.sent))
+				}
 				o.serverCPU = float64(cpu) / wall
 				if b0 >= 0 {
 					o.otherCPU = float64(busyCPU()-b0)/wall - o.genCPU - o.serverCPU

@@ -8,7 +8,12 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"runtime"
+	"runtime/pprof"
+	"strconv"
+	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-chi/chi/v5/middleware"
@@ -26,6 +31,7 @@ type serverConfig struct {
 	queueTimeout time.Duration // wait budget of chi's backlog and frontdoor's queue
 	backlog      int           // chi backlog and frontdoor MaxQueue
 	headroom     bool          // frontdoor: apply the GOMAXPROCS ≥ Limit+1 rule
+	profile      string        // write a CPU profile of the child to this file
 }
 
 // render burns CPU: iters rounds of sha256 over its own output.
@@ -94,7 +100,23 @@ func serve(c serverConfig) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	srv := &http.Server{Handler: c.protect(c.handler()), ReadHeaderTimeout: 5 * time.Second}
+	var conns atomic.Int64
+	srv := &http.Server{Handler: c.protect(c.handler()), ReadHeaderTimeout: 5 * time.Second,
+		ConnState: func(_ net.Conn, s http.ConnState) {
+			if s == http.StateNew {
+				conns.Add(1)
+			}
+		}}
+	if c.profile != "" {
+		f, err := os.Create(c.profile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		pprof.StartCPUProfile(f)
+		defer f.Close()
+		defer pprof.StopCPUProfile()
+	}
 	go srv.Serve(ln) // GOMAXPROCS is read below, after protect may have set it
 	fmt.Printf("%s %d\n", ln.Addr(), runtime.GOMAXPROCS(0))
 	bufio.NewReader(os.Stdin).ReadString('\n')
@@ -104,7 +126,35 @@ func serve(c serverConfig) {
 		f(&st)
 	}
 	json.NewEncoder(os.Stdout).Encode(st)
-	if os.Getenv("OVERLOAD_DEBUG") != "" && debugStats != nil {
-		fmt.Fprintf(os.Stderr, "%+v\n", debugStats())
+	if os.Getenv("OVERLOAD_DEBUG") != "" {
+		debugRuntime(conns.Load())
+		if debugStats != nil {
+			fmt.Fprintf(os.Stderr, "%+v\n", debugStats())
+		}
 	}
+}
+
+// debugRuntime prints, for OVERLOAD_DEBUG, what the child's runtime and
+// the kernel did: connections accepted, GC cycles, threads and their
+// context switches (summed over /proc/self/task).
+func debugRuntime(conns int64) {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	tasks, _ := filepath.Glob("/proc/self/task/*/status")
+	var vol, invol int64
+	for _, t := range tasks {
+		b, _ := os.ReadFile(t)
+		for _, l := range strings.Split(string(b), "\n") {
+			k, v, _ := strings.Cut(l, ":")
+			n, _ := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+			switch k {
+			case "voluntary_ctxt_switches":
+				vol += n
+			case "nonvoluntary_ctxt_switches":
+				invol += n
+			}
+		}
+	}
+	fmt.Fprintf(os.Stderr, "conns %d, GC cycles %d, alloc %d MB, threads %d, ctxt switches %d voluntary, %d involuntary\n",
+		conns, ms.NumGC, ms.TotalAlloc>>20, len(tasks), vol, invol)
 }
