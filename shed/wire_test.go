@@ -123,15 +123,21 @@ func TestClientHangsUp(t *testing.T) {
 			const n = 20
 			s := shed.New(shed.Options{Limit: n})
 			srv, client := newServer(t, s.Handler(tt.handler))
+			// The clients hang up together, once all n are inside the handler.
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			if tt.cancel {
+				go func() {
+					for deadline := time.Now().Add(5 * time.Second); s.Counter().Load() < n && time.Now().Before(deadline); {
+						time.Sleep(time.Millisecond)
+					}
+					cancel()
+				}()
+			}
 			var wg sync.WaitGroup
 			for range n {
 				wg.Go(func() {
-					ctx, cancel := context.WithCancel(context.Background())
-					defer cancel()
 					req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL, nil)
-					if tt.cancel {
-						time.AfterFunc(20*time.Millisecond, cancel)
-					}
 					resp, err := client.Do(req)
 					if err == nil {
 						_, err = io.Copy(io.Discard, resp.Body)
