@@ -68,7 +68,7 @@ func TestHandler(t *testing.T) {
 				"Retry-After":            "1",
 				"Content-Type":           "text/plain; charset=utf-8",
 				"Content-Length":         "36",
-				"X-Content-Type-Options": "nosniff",
+				"X-Content-Type-Options": "",
 				"Connection":             "",
 			},
 		},
