@@ -30,7 +30,20 @@
 // 503 Service Unavailable with Retry-After, never 429: the client did
 // nothing wrong.
 //
-//	var inFlight inflight.Counter
-//	h := shed.New(shed.Options{Limit: 100, Counter: &inFlight}).Handler(render)
-//	http.ListenAndServe(":8080", h)
+//	var inFlight inflight.Counter // shared by shed and ping's HAProxy agent
+//	chk := ping.New(ping.Options{ReadyPath: "/ping", LivePath: "/livez"})
+//	shedder := shed.New(shed.Options{Limit: 100, Counter: &inFlight})
+//	body := bodybuffer.New(bodybuffer.Options{MaxBytes: 1 << 20})
+//	renders := concurrency.New(concurrency.Options{Limit: runtime.NumCPU() + 1})
+//	runtime.GOMAXPROCS(runtime.NumCPU() + 2) // CPU-bound renders: a P for the front door
+//
+//	mux := http.NewServeMux()
+//	mux.Handle("POST /render", body.Handler(renders.Handler(render)))
+//	srv := &http.Server{Addr: ":8080", Handler: chk.Handler(shedder.Handler(mux))}
+//	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
+//	defer stop()
+//	log.Fatal(chk.ServeUntil(ctx, srv, srv.ListenAndServe))
+//
+// The command examples/overload measures all of it under open-loop
+// overload, side by side with chi's Throttle and no protection.
 package frontdoor

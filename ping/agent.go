@@ -43,7 +43,8 @@ type AgentOptions struct {
 // undoes a DRAIN or MAINT set on the HAProxy CLI; run "disable agent" on
 // the CLI first to take a server out by hand.
 //
-// An Agent is safe for concurrent use by multiple goroutines.
+// Create it with NewAgent; the zero value is not usable. An Agent is safe
+// for concurrent use by multiple goroutines.
 type Agent struct {
 	chk     *Checker
 	counter *inflight.Counter

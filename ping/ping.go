@@ -46,14 +46,15 @@ type Options struct {
 }
 
 // A Checker answers health checks and holds the drain state of one
-// server. It is safe for concurrent use by multiple goroutines.
+// server. Create it with New; the zero value is not usable. A Checker is
+// safe for concurrent use by multiple goroutines.
 type Checker struct {
-	ready, live      string
-	okBody, drainBdy []byte
-	okLen, drainLen  []string
-	retryAfter       []string
-	drainDelay       time.Duration
-	shutdownTimeout  time.Duration
+	ready, live       string
+	okBody, drainBody []byte
+	okLen, drainLen   []string
+	retryAfter        []string
+	drainDelay        time.Duration
+	shutdownTimeout   time.Duration
 
 	state                    atomic.Int32
 	liveN, readyN, notReadyN atomic.Uint64
@@ -96,7 +97,7 @@ func New(opts Options) *Checker {
 		ready:           opts.ReadyPath,
 		live:            opts.LivePath,
 		okBody:          []byte(body),
-		drainBdy:        []byte(drainBody),
+		drainBody:       []byte(drainBody),
 		okLen:           []string{strconv.Itoa(len(body))},
 		drainLen:        []string{strconv.Itoa(len(drainBody))},
 		retryAfter:      []string{strconv.FormatInt(int64((ra+time.Second-1)/time.Second), 10)},
@@ -160,7 +161,7 @@ func (c *Checker) answer(w http.ResponseWriter, r *http.Request, code int, close
 	h["Cache-Control"] = noStore
 	body, n := c.okBody, c.okLen
 	if code != http.StatusOK {
-		body, n = c.drainBdy, c.drainLen
+		body, n = c.drainBody, c.drainLen
 		h["Retry-After"] = c.retryAfter
 	}
 	if closeConn {

@@ -91,7 +91,8 @@ func New(opts Options) *Shedder {
 }
 
 // A Shedder admits requests while fewer than its limit are in flight and
-// refuses the others. It is safe for concurrent use by multiple goroutines.
+// refuses the others. Create it with New; the zero value is not usable. A
+// Shedder is safe for concurrent use by multiple goroutines.
 type Shedder struct {
 	counter *inflight.Counter
 	reject  http.Handler
