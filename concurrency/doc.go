@@ -58,10 +58,10 @@
 // that give up after 100 ms, QueueTimeout 50 ms, 2x and 3x the measured
 // capacity; see the README for the full table):
 //
-//	Limit 3, GOMAXPROCS 4 (the rule):   goodput 86-94% / 81-93% of capacity,
+//	Limit 3, GOMAXPROCS 4 (the rule):   goodput 84-94% / 81-93% of capacity,
 //	                                    0% client timeouts, refusals p99 6-13 ms
-//	Limit 2, GOMAXPROCS 3:              goodput 81-84% / 76-83%, 0%, p99 5-8 ms
-//	Limit 3, GOMAXPROCS 3 (no spare P): goodput 96%, 0%, p99 41-44 ms
+//	Limit 2, GOMAXPROCS 3:              goodput 81-84% / 76-83%, 0%, p99 5-10 ms
+//	Limit 3, GOMAXPROCS 3 (no spare P): goodput 87-96%, 0%, p99 28-48 ms
 //	Limit 2, GOMAXPROCS 2 (no spare P): goodput 68-83%, 2-19% timeouts, p99 67-95 ms
 //
 // Handlers that mostly wait (on I/O, a database pool, a sleep) hold no P
