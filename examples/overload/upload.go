@@ -9,6 +9,7 @@ import (
 
 	"github.com/frontdoor-go/frontdoor/bodybuffer"
 	"github.com/frontdoor-go/frontdoor/concurrency"
+	"github.com/frontdoor-go/frontdoor/shed"
 )
 
 // serverStats is what a child server reports on stdout, as one JSON line,
@@ -22,8 +23,20 @@ type serverStats struct {
 	Admitted, Refused, Abandoned uint64 // concurrency
 
 	Buffered, BufTimedOut, BufClientGone, BufTruncated uint64 // bodybuffer
+	BufBytes                                           uint64
 	BufMemPeak                                         int64
+
+	ShedAdmitted, Shed uint64 // shed
+	ShedPeak           int64
+
+	// Uploads (bodies over bigBody) that reached concurrency, and that the
+	// handler ran for: behind bodybuffer, the difference was read in full
+	// and then refused.
+	BigIn, BigHandled int64
 }
+
+// bigBody tells a slow upload from a normal client's body by its size.
+const bigBody = 64 << 10
 
 // collect fills in a child's serverStats when it stops; each variant's
 // constructor appends the readers of its counters.
@@ -54,9 +67,11 @@ func (b *bodyReads) observe(d time.Duration) {
 // Behind concurrency alone the read happens inside the render slot.
 func (c serverConfig) uploadHandler() http.Handler {
 	var reads bodyReads
+	var big atomic.Int64
 	collect = append(collect, func(s *serverStats) {
 		s.Handled, s.ReadNanos = reads.handled.Load(), reads.nanos.Load()
 		s.MaxReadNanos, s.SlowReads = reads.maxNanos.Load(), reads.slow.Load()
+		s.BigHandled = big.Load()
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
@@ -66,14 +81,23 @@ func (c serverConfig) uploadHandler() http.Handler {
 			http.Error(w, "bad body", http.StatusBadRequest)
 			return
 		}
+		if len(body) > bigBody {
+			big.Add(1)
+		}
 		sum := render(c.iters)
 		fmt.Fprintf(w, "%x %d\n", sum[:4], len(body))
 	})
 }
 
-// uploadChain returns the upload scenario's protection: concurrency
-// alone, or bodybuffer in front of it (the order of package doc
-// bodybuffer), so that a render slot is taken only once the body is in.
+// uploadChain returns the upload scenario's protection, one of three
+// chains around the same handler:
+//
+//   - concurrency: concurrency alone;
+//   - bodybuffer: bodybuffer → concurrency (the order of package doc
+//     bodybuffer), so that a render slot is taken only once the body is in;
+//   - frontdoor: shed → bodybuffer → concurrency, the documented
+//     composition, with shed's limit from uploadShedLimit, so that an
+//     upload past it is refused on its headers, before its body is read.
 func uploadChain(c serverConfig, h http.Handler) http.Handler {
 	if c.headroom {
 		reserveP(c)
@@ -86,16 +110,42 @@ func uploadChain(c serverConfig, h http.Handler) http.Handler {
 		s.Admitted, s.Refused, s.Abandoned = st.Admitted, st.Refused, st.Abandoned
 	})
 	h = l.Handler(h)
-	if c.variant != "bodybuffer" {
+	if c.variant == "concurrency" {
 		return h
 	}
+	var bigIn atomic.Int64
+	next := h
+	h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength > bigBody {
+			bigIn.Add(1)
+		}
+		next.ServeHTTP(w, r)
+	})
 	bb := bodybuffer.New(bodybuffer.Options{
 		MaxBytes: 1 << 20, IdleTimeout: 2 * time.Second, Timeout: 10 * time.Second,
 	})
 	collect = append(collect, func(s *serverStats) {
 		st := bb.Stats()
 		s.Buffered, s.BufTimedOut, s.BufClientGone = st.Buffered, st.TimedOut, st.ClientGone
-		s.BufTruncated, s.BufMemPeak = st.Truncated, st.MemPeak
+		s.BufTruncated, s.BufBytes, s.BufMemPeak = st.Truncated, st.Bytes, st.MemPeak
+		s.BigIn = bigIn.Load()
 	})
-	return bb.Handler(h)
+	h = bb.Handler(h)
+	if c.variant == "bodybuffer" {
+		return h
+	}
+	sh := shed.New(shed.Options{Limit: uploadShedLimit(c)})
+	collect = append(collect, func(s *serverStats) {
+		st := sh.Stats()
+		s.ShedAdmitted, s.Shed, s.ShedPeak = st.Admitted, st.Shed, st.Peak
+	})
+	return sh.Handler(h)
+}
+
+// uploadShedLimit is shed's limit in the frontdoor variant. It follows
+// from the configuration, as in examples/ssr, and is not tuned to the
+// result: every render slot and queue place once, and as many again for
+// requests whose body bodybuffer is still reading, 2 × (limit + queue).
+func uploadShedLimit(c serverConfig) int64 {
+	return 2 * int64(c.limit+c.backlog)
 }

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -55,37 +56,93 @@ func TestSlowUploadsCount(t *testing.T) {
 	}
 }
 
+// large is a slow upload over bigBody, 4 chunks, 3 pauses of 20 ms.
+var large = uploadSpec{size: bigBody + 16<<10, chunk: (bigBody + 16<<10) / 4, gap: 20 * time.Millisecond,
+	timeout: 5 * time.Second, max: 4}
+
 // TestUploadChain checks what the table reads from a child server: the
 // handler's body reads hold the slot for the whole upload with
-// concurrency alone, and run on a complete body behind bodybuffer.
+// concurrency alone, and run on a complete body behind bodybuffer, with
+// or without shed in front.
 func TestUploadChain(t *testing.T) {
-	upload := 3 * small.gap // the client sends its last chunk after 3 pauses
-	for _, variant := range []string{"concurrency", "bodybuffer"} {
+	upload := 3 * large.gap // the client sends its last chunk after 3 pauses
+	for _, variant := range []string{"concurrency", "bodybuffer", "frontdoor"} {
 		t.Run(variant, func(t *testing.T) {
 			collect = nil
 			c := serverConfig{scenario: "upload", variant: variant, limit: 1, iters: 1,
 				backlog: 8, queueTimeout: time.Second}
 			srv := httptest.NewServer(c.protect(c.handler()))
-			code, _, err := slowUpload(strings.TrimPrefix(srv.URL, "http://"), small)
+			code, _, err := slowUpload(strings.TrimPrefix(srv.URL, "http://"), large)
 			srv.Close()
 			if err != nil || code != http.StatusOK {
 				t.Fatalf("slowUpload() = %d, %v, want 200, nil", code, err)
 			}
-			var st serverStats
-			for _, f := range collect {
-				f(&st)
-			}
-			if st.Handled != 1 || st.Admitted != 1 {
-				t.Errorf("Handled, Admitted = %d, %d, want 1, 1", st.Handled, st.Admitted)
+			st := collected()
+			if st.Handled != 1 || st.Admitted != 1 || st.BigHandled != 1 {
+				t.Errorf("Handled, Admitted, BigHandled = %d, %d, %d, want 1, 1, 1", st.Handled, st.Admitted, st.BigHandled)
 			}
 			inSlot := time.Duration(st.ReadNanos) >= upload
 			if want := variant == "concurrency"; inSlot != want {
 				t.Errorf("body read %v in the slot, upload took >= %v: read in slot = %v, want %v",
 					time.Duration(st.ReadNanos), upload, inSlot, want)
 			}
-			if variant == "bodybuffer" && (st.Buffered != 1 || st.BufMemPeak == 0) {
-				t.Errorf("Buffered, MemPeak = %d, %d, want 1, > 0", st.Buffered, st.BufMemPeak)
+			buffered := variant != "concurrency"
+			if buffered && (st.Buffered != 1 || st.BufMemPeak == 0 || st.BufBytes != uint64(large.size) || st.BigIn != 1) {
+				t.Errorf("Buffered, MemPeak, Bytes, BigIn = %d, %d, %d, %d, want 1, > 0, %d, 1",
+					st.Buffered, st.BufMemPeak, st.BufBytes, st.BigIn, large.size)
+			}
+			if shedded := variant == "frontdoor"; shedded != (st.ShedAdmitted == 1) {
+				t.Errorf("shed Admitted = %d with variant %s", st.ShedAdmitted, variant)
 			}
 		})
+	}
+}
+
+// collected reads the counters of the chain built last.
+func collected() serverStats {
+	var st serverStats
+	for _, f := range collect {
+		f(&st)
+	}
+	return st
+}
+
+// TestUploadShed checks the frontdoor variant's point: with shed's limit
+// taken by uploads in progress, the next upload is refused with 503 on its
+// headers, and bodybuffer never reads it.
+func TestUploadShed(t *testing.T) {
+	collect = nil
+	c := serverConfig{scenario: "upload", variant: "frontdoor", limit: 1, iters: 1,
+		backlog: 1, queueTimeout: time.Second}
+	limit := uploadShedLimit(c)
+	if limit != 4 {
+		t.Fatalf("uploadShedLimit() = %d, want 2 × (1 + 1) = 4", limit)
+	}
+	srv := httptest.NewServer(c.protect(c.handler()))
+	defer srv.Close()
+	addr := strings.TrimPrefix(srv.URL, "http://")
+	// Uploads that send one chunk, then wait far longer than the test.
+	hold := uploadSpec{size: 4 << 10, chunk: 1 << 10, gap: time.Minute, timeout: 30 * time.Second, max: 1}
+	var wg sync.WaitGroup
+	for range limit {
+		wg.Go(func() { slowUpload(addr, hold) })
+	}
+	for deadline := time.Now().Add(5 * time.Second); collected().ShedAdmitted < uint64(limit); {
+		if time.Now().After(deadline) {
+			t.Fatalf("shed Admitted = %d after 5 s, want %d", collected().ShedAdmitted, limit)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	before := collected().BufBytes
+	code, _, err := slowUpload(addr, large)
+	after := collected()
+	srv.CloseClientConnections() // ends the held uploads
+	wg.Wait()
+	if err != nil || code != http.StatusServiceUnavailable {
+		t.Errorf("slowUpload() past the limit = %d, %v, want 503, nil", code, err)
+	}
+	if after.Shed != 1 || after.BigIn != 0 || after.BufBytes-before >= uint64(large.size) {
+		t.Errorf("Shed, BigIn, bytes read = %d, %d, %d, want 1, 0, < %d",
+			after.Shed, after.BigIn, after.BufBytes-before, large.size)
 	}
 }
