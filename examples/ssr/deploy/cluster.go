@@ -5,10 +5,7 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
-	"net"
-	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"syscall"
@@ -23,169 +20,12 @@ var (
 	haproxyCfg string
 )
 
-// Config describes a deployment on loopback. A zero port is picked free.
-type Config struct {
-	Dir         string // run directory: configs, sockets, logs, temp files
-	Bin         string // the ssr binary
-	Instances   int
-	Port        int   // nginx
-	HAProxyPort int   // HAProxy frontend
-	StatsPort   int   // HAProxy stats page
-	Ports       []int // one per instance (HTTP)
-	AgentPorts  []int // one per instance (agent-check)
-	MaxConn     int   // per instance, in HAProxy
-	Inter       time.Duration
-	AgentInter  time.Duration
-	Fall, Rise  int
-	Work        int // ssr -work
-	// Renders is each instance's -renders: MaxConn by default, the
-	// requests HAProxy sends it at once.
-	Renders int
-	// Limit is each instance's -limit, the requests in flight at which
-	// its shed refuses and its agent reports 0% free. Default 4. The
-	// instance's render queue gets the rest (-queue Limit-Renders): nginx
-	// buffers every body, so no place is needed for slow uploads.
-	Limit int
-	// MaxBody is nginx's client_max_body_size and each instance's
-	// -max-body, in bytes. Default 1 MiB.
-	MaxBody    int64
-	HAProxyBin string // default "haproxy"
-	NginxBin   string // default "nginx"
-}
-
-// defaults fills the zero fields: three instances, maxconn 1, checks every
-// 500ms, and free ports.
-func (c *Config) defaults() error {
-	if c.Instances == 0 {
-		c.Instances = 3
-	}
-	if c.MaxConn == 0 {
-		c.MaxConn = 1
-	}
-	if c.Inter == 0 {
-		c.Inter = 500 * time.Millisecond
-	}
-	if c.AgentInter == 0 {
-		c.AgentInter = 500 * time.Millisecond
-	}
-	if c.Fall == 0 {
-		c.Fall = 2
-	}
-	if c.Rise == 0 {
-		c.Rise = 2
-	}
-	if c.HAProxyBin == "" {
-		c.HAProxyBin = "haproxy"
-	}
-	if c.NginxBin == "" {
-		c.NginxBin = "nginx"
-	}
-	if c.Work == 0 {
-		c.Work = 1000
-	}
-	if c.Renders == 0 {
-		c.Renders = c.MaxConn
-	}
-	if c.Limit == 0 {
-		c.Limit = 4
-	}
-	if c.Limit <= c.Renders {
-		return fmt.Errorf("Limit %d must be above Renders %d, to leave a queue", c.Limit, c.Renders)
-	}
-	if c.MaxBody == 0 {
-		c.MaxBody = 1 << 20
-	}
-	for len(c.Ports) < c.Instances {
-		c.Ports = append(c.Ports, 0)
-	}
-	for len(c.AgentPorts) < c.Instances {
-		c.AgentPorts = append(c.AgentPorts, 0)
-	}
-	ports := []*int{&c.Port, &c.HAProxyPort, &c.StatsPort}
-	for i := range c.Instances {
-		ports = append(ports, &c.Ports[i], &c.AgentPorts[i])
-	}
-	for _, p := range ports {
-		if *p != 0 {
-			continue
-		}
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return err
-		}
-		*p = ln.Addr().(*net.TCPAddr).Port
-		ln.Close()
-	}
-	return nil
-}
-
-// DrainDelay is what each instance waits between drain and Shutdown: long
-// enough for HAProxy to see the drain through the agent (AgentInter) or the
-// failing health check (Inter × Fall), plus a margin.
-func (c *Config) DrainDelay() time.Duration {
-	return max(c.AgentInter, c.Inter*time.Duration(c.Fall)) + c.Inter
-}
-
 // Cluster is a running deployment: N ssr instances, HAProxy and nginx.
 type Cluster struct {
 	cfg       Config
 	instances []*proc
 	haproxy   *proc
 	nginx     *proc
-}
-
-// proc is a child process and the result of its Wait.
-type proc struct {
-	cmd  *exec.Cmd
-	done chan struct{}
-	err  error
-}
-
-func start(dir, name string, args ...string) (*proc, error) {
-	logf, err := os.OpenFile(filepath.Join(dir, name+".log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
-		return nil, err
-	}
-	cmd := exec.Command(args[0], args[1:]...)
-	cmd.Stdout, cmd.Stderr = logf, logf
-	// If the deployment dies, its children die with it.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
-		logf.Close()
-		return nil, fmt.Errorf("start %s: %w", name, err)
-	}
-	p := &proc{cmd: cmd, done: make(chan struct{})}
-	go func() {
-		p.err = cmd.Wait()
-		logf.Close()
-		close(p.done)
-	}()
-	return p, nil
-}
-
-// stop sends sig and waits up to timeout for the exit, then kills.
-func (p *proc) stop(sig os.Signal, timeout time.Duration) error {
-	if p == nil {
-		return nil
-	}
-	p.cmd.Process.Signal(sig)
-	select {
-	case <-p.done:
-		return nil
-	case <-time.After(timeout):
-		p.cmd.Process.Kill()
-		<-p.done
-		return fmt.Errorf("%s did not exit within %v after %v; killed", p.cmd.Path, timeout, sig)
-	}
-}
-
-func (p *proc) exited() bool {
-	select {
-	case <-p.done:
-		return true
-	default:
-		return false
-	}
 }
 
 // Start writes the configs into cfg.Dir and starts the instances, HAProxy
@@ -353,27 +193,6 @@ func (c *Cluster) Stop() error {
 		errs = append(errs, <-ch)
 	}
 	return errors.Join(errs...)
-}
-
-// waitOK polls url until it answers 200, p exits, or ctx is done.
-func waitOK(ctx context.Context, url string, p *proc) error {
-	client := &http.Client{Timeout: time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
-	for {
-		res, err := client.Get(url)
-		if err == nil {
-			res.Body.Close()
-			if res.StatusCode == http.StatusOK {
-				return nil
-			}
-		}
-		select {
-		case <-p.done:
-			return fmt.Errorf("%s exited: %v (see its log)", p.cmd.Path, p.err)
-		case <-ctx.Done():
-			return fmt.Errorf("waiting for %s: %w (last error %v)", url, ctx.Err(), err)
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
 }
 
 // waitStatus polls HAProxy's stats until ok returns true.
