@@ -7,15 +7,16 @@
 //	go run ./examples/overload -scenarios upload
 //
 // The default runs the sleep and cpu scenarios (about 50 s). The upload
-// scenario (about 80 s, not in the default set) mixes slow uploaders with
+// scenario (about 105 s, not in the default set) mixes slow uploaders with
 // the normal clients of a CPU-bound handler that reads its body with
 // io.ReadAll, and compares concurrency alone (the body is read inside the
 // render slot), bodybuffer in front of concurrency (the body is read
-// before a slot is taken) and shed in front of both (an upload past
-// shed's limit is refused before its body is read). A share of the arrivals (-upload-share) are raw
-// TCP clients that send ~300 KB slowly (-upload-size in -upload-time);
-// the table adds their outcomes and the render-slot time the handler spent
-// waiting on body reads.
+// before a slot is taken), shed in front of both (an upload past shed's
+// limit is refused before its body is read), and split: the same with one
+// Shedder for uploads and one for the other requests. A share of the
+// arrivals (-upload-share) are raw TCP clients that send ~300 KB slowly
+// (-upload-size in -upload-time); the table adds their outcomes and the
+// render-slot time the handler spent waiting on body reads.
 //
 // Each server runs in a child process (this binary re-executed with
 // -serve) so that the load generator's CPU scheduling and GC stay out of
@@ -50,7 +51,7 @@ func main() {
 	profDir := flag.String("profile-dir", "", "write a CPU profile of each child server to this directory (diagnosis)")
 
 	scenarios := flag.String("scenarios", "sleep,cpu", "scenarios to run: sleep (seed 000), cpu (seed 003), upload (slow uploads, not in the default set)")
-	variants := flag.String("variants", "", "variants to compare; default per scenario: sleep, cpu: none,chi,frontdoor (also chi+); upload: concurrency,bodybuffer,frontdoor (also none)")
+	variants := flag.String("variants", "", "variants to compare; default per scenario: sleep, cpu: none,chi,frontdoor (also chi+); upload: concurrency,bodybuffer,frontdoor,split (also none)")
 	loads := flag.String("loads", "0.5,1.2,2,3", "offered loads, as multiples of the measured capacity")
 	dur := flag.Duration("duration", 1500*time.Millisecond, "sleep, cpu: duration of each load step")
 	capDur := flag.Duration("capacity-duration", 1500*time.Millisecond, "duration of the capacity measurement")
@@ -115,7 +116,7 @@ func main() {
 				dur: *uploadDur, warm: max(*uploadDur/5, *uploadTime), share: *uploadShare,
 				upload: uploadSpec{size: *uploadSize, chunk: uploadChunk, gap: *uploadTime / time.Duration(max(chunks, 1)),
 					timeout: 10 * time.Second, max: *uploadMax}}
-			vs = "concurrency,bodybuffer,frontdoor"
+			vs = "concurrency,bodybuffer,frontdoor,split"
 			fmt.Printf("\nscenario upload: render = %d sha256 rounds ≈ %s of CPU after io.ReadAll of the body, limit %d, queue %d / %s;\n"+
 				"normal clients POST 1 KiB, client timeout %s; %.0f%% of arrivals upload %d bytes in %d chunks over ~%s (raw TCP, at most %d at once, give up after %s);\n"+
 				"bodybuffer: MaxBytes 1 MiB, IdleTimeout 2s, Timeout 10s; frontdoor: shed limit %d = 2 × (limit + queue) in front of bodybuffer;\n"+
@@ -154,8 +155,8 @@ func main() {
 			printHeader()
 		}
 		for _, v := range strings.Split(vs, ",") {
-			if sc == "upload" && v != "none" && v != "concurrency" && v != "bodybuffer" && v != "frontdoor" {
-				fatal(fmt.Errorf("scenario upload: unknown variant %q (none, concurrency, bodybuffer, frontdoor)", v))
+			if sc == "upload" && v != "none" && v != "concurrency" && v != "bodybuffer" && v != "frontdoor" && v != "split" {
+				fatal(fmt.Errorf("scenario upload: unknown variant %q (none, concurrency, bodybuffer, frontdoor, split)", v))
 			}
 			cfg := base
 			cfg.variant = v

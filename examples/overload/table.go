@@ -57,10 +57,10 @@ func printUploadRow(sc, v string, procs int, m, capacity float64, o outcome, u u
 		peak = strconv.FormatInt(st.BufMemPeak>>10, 10) + "KiB"
 	}
 	shedN, readRef, readMiB := "-", "-", "-"
-	if v == "frontdoor" {
+	if v == "frontdoor" || v == "split" {
 		shedN = strconv.FormatUint(st.Shed, 10)
 	}
-	if v == "bodybuffer" || v == "frontdoor" {
+	if v == "bodybuffer" || v == "frontdoor" || v == "split" {
 		readRef = strconv.FormatInt(st.BigIn-st.BigHandled, 10)
 		readMiB = strconv.FormatFloat(float64(st.BufBytes)/(1<<20), 'f', 0, 64)
 	}

@@ -97,7 +97,9 @@ func (c serverConfig) uploadHandler() http.Handler {
 //     bodybuffer), so that a render slot is taken only once the body is in;
 //   - frontdoor: shed → bodybuffer → concurrency, the documented
 //     composition, with shed's limit from uploadShedLimit, so that an
-//     upload past it is refused on its headers, before its body is read.
+//     upload past it is refused on its headers, before its body is read;
+//   - split: as frontdoor, with one Shedder for uploads and one for the
+//     other requests (splitShed).
 func uploadChain(c serverConfig, h http.Handler) http.Handler {
 	if c.headroom {
 		reserveP(c)
@@ -134,12 +136,36 @@ func uploadChain(c serverConfig, h http.Handler) http.Handler {
 	if c.variant == "bodybuffer" {
 		return h
 	}
+	if c.variant == "split" {
+		return splitShed(c, h)
+	}
 	sh := shed.New(shed.Options{Limit: uploadShedLimit(c)})
 	collect = append(collect, func(s *serverStats) {
 		st := sh.Stats()
 		s.ShedAdmitted, s.Shed, s.ShedPeak = st.Admitted, st.Shed, st.Peak
 	})
 	return sh.Handler(h)
+}
+
+// splitShed puts two Shedders in front of h, each with uploadShedLimit:
+// one for requests with a body over bigBody (uploads), one for the rest,
+// so that uploads, which hold their place for as long as their body
+// takes, cannot take the places of short requests.
+func splitShed(c serverConfig, h http.Handler) http.Handler {
+	short := shed.New(shed.Options{Limit: uploadShedLimit(c)})
+	long := shed.New(shed.Options{Limit: uploadShedLimit(c)})
+	collect = append(collect, func(s *serverStats) {
+		a, b := short.Stats(), long.Stats()
+		s.ShedAdmitted, s.Shed, s.ShedPeak = a.Admitted+b.Admitted, a.Shed+b.Shed, max(a.Peak, b.Peak)
+	})
+	hs, hl := short.Handler(h), long.Handler(h)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength > bigBody {
+			hl.ServeHTTP(w, r)
+			return
+		}
+		hs.ServeHTTP(w, r)
+	})
 }
 
 // uploadShedLimit is shed's limit in the frontdoor variant. It follows

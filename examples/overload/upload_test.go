@@ -66,7 +66,7 @@ var large = uploadSpec{size: bigBody + 16<<10, chunk: (bigBody + 16<<10) / 4, ga
 // or without shed in front.
 func TestUploadChain(t *testing.T) {
 	upload := 3 * large.gap // the client sends its last chunk after 3 pauses
-	for _, variant := range []string{"concurrency", "bodybuffer", "frontdoor"} {
+	for _, variant := range []string{"concurrency", "bodybuffer", "frontdoor", "split"} {
 		t.Run(variant, func(t *testing.T) {
 			collect = nil
 			c := serverConfig{scenario: "upload", variant: variant, limit: 1, iters: 1,
@@ -91,7 +91,7 @@ func TestUploadChain(t *testing.T) {
 				t.Errorf("Buffered, MemPeak, Bytes, BigIn = %d, %d, %d, %d, want 1, > 0, %d, 1",
 					st.Buffered, st.BufMemPeak, st.BufBytes, st.BigIn, large.size)
 			}
-			if shedded := variant == "frontdoor"; shedded != (st.ShedAdmitted == 1) {
+			if shedded := variant == "frontdoor" || variant == "split"; shedded != (st.ShedAdmitted == 1) {
 				t.Errorf("shed Admitted = %d with variant %s", st.ShedAdmitted, variant)
 			}
 		})
@@ -144,5 +144,49 @@ func TestUploadShed(t *testing.T) {
 	if after.Shed != 1 || after.BigIn != 0 || after.BufBytes-before >= uint64(large.size) {
 		t.Errorf("Shed, BigIn, bytes read = %d, %d, %d, want 1, 0, < %d",
 			after.Shed, after.BigIn, after.BufBytes-before, large.size)
+	}
+}
+
+// TestUploadSplit checks the split variant's point: with the uploads'
+// Shedder full of uploads in progress, a short request still gets through
+// and the next upload is refused on its headers.
+func TestUploadSplit(t *testing.T) {
+	collect = nil
+	c := serverConfig{scenario: "upload", variant: "split", limit: 1, iters: 1,
+		backlog: 1, queueTimeout: time.Second}
+	limit := uploadShedLimit(c)
+	srv := httptest.NewServer(c.protect(c.handler()))
+	defer srv.Close()
+	addr := strings.TrimPrefix(srv.URL, "http://")
+	// Uploads over bigBody that send one chunk, then wait far longer than the test.
+	hold := uploadSpec{size: bigBody + 16<<10, chunk: 1 << 10, gap: time.Minute, timeout: 30 * time.Second, max: 1}
+	var wg sync.WaitGroup
+	for range limit {
+		wg.Go(func() { slowUpload(addr, hold) })
+	}
+	for deadline := time.Now().Add(5 * time.Second); collected().ShedAdmitted < uint64(limit); {
+		if time.Now().After(deadline) {
+			t.Fatalf("shed Admitted = %d after 5 s, want %d", collected().ShedAdmitted, limit)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	resp, err := srv.Client().Post(srv.URL, "application/octet-stream", strings.NewReader(strings.Repeat("x", 1<<10)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	code, _, err := slowUpload(addr, large)
+	after := collected()
+	srv.CloseClientConnections() // ends the held uploads
+	wg.Wait()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("short request with the uploads' Shedder full: status %d, want 200", resp.StatusCode)
+	}
+	if err != nil || code != http.StatusServiceUnavailable {
+		t.Errorf("slowUpload() past the uploads' limit = %d, %v, want 503, nil", code, err)
+	}
+	if after.Shed != 1 {
+		t.Errorf("Shed = %d, want 1", after.Shed)
 	}
 }
