@@ -11,7 +11,10 @@
 //	http.ListenAndServe(":8000", shed.Limit(50)(mux))
 //
 // Shed is not a rate limiter and not per client: it bounds how many
-// requests this process serves at the same time.
+// requests this process serves at the same time. A request holds its
+// place for as long as it runs, body upload included: where slow uploads
+// pass through (shed in front of bodybuffer), give upload routes a Shedder
+// of their own, so slow bodies cannot take the places of short requests.
 package shed
 
 import (
