@@ -21,16 +21,7 @@ func BenchmarkUncontended(b *testing.B) {
 		{"chi.Throttle", middleware.Throttle(1 << 20)(ok)},
 		{"concurrency", New(Options{Limit: 1 << 20}).Handler(ok)},
 	} {
-		b.Run(bc.name, func(b *testing.B) {
-			b.ReportAllocs()
-			b.RunParallel(func(pb *testing.PB) {
-				w := httptest.NewRecorder()
-				r := httptest.NewRequest("GET", "/", nil)
-				for pb.Next() {
-					bc.h.ServeHTTP(w, r)
-				}
-			})
-		})
+		b.Run(bc.name, func(b *testing.B) { serveParallel(b, bc.h) })
 	}
 }
 
@@ -48,16 +39,7 @@ func BenchmarkContended(b *testing.B) {
 		{"chi.ThrottleBacklog", middleware.ThrottleBacklog(1, 1<<20, time.Minute)(work)},
 		{"concurrency", New(Options{Limit: 1, MaxQueue: 1 << 20, QueueTimeout: time.Minute}).Handler(work)},
 	} {
-		b.Run(bc.name, func(b *testing.B) {
-			b.ReportAllocs()
-			b.RunParallel(func(pb *testing.PB) {
-				w := httptest.NewRecorder()
-				r := httptest.NewRequest("GET", "/", nil)
-				for pb.Next() {
-					bc.h.ServeHTTP(w, r)
-				}
-			})
-		})
+		b.Run(bc.name, func(b *testing.B) { serveParallel(b, bc.h) })
 	}
 }
 
@@ -77,6 +59,18 @@ func BenchmarkRefusal(b *testing.B) {
 	for b.Loop() {
 		h.ServeHTTP(w, r)
 	}
+}
+
+// serveParallel serves h from every P with a recorder per goroutine.
+func serveParallel(b *testing.B, h http.Handler) {
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		w := httptest.NewRecorder()
+		r := httptest.NewRequest("GET", "/", nil)
+		for pb.Next() {
+			h.ServeHTTP(w, r)
+		}
+	})
 }
 
 type discardWriter struct{ h http.Header }

@@ -67,13 +67,7 @@ func TestNewAgentPanics(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			defer func() {
-				r := recover()
-				if s, _ := r.(string); !strings.HasPrefix(s, "ping: ") {
-					t.Errorf("panic = %v, want a \"ping: \" message", r)
-				}
-			}()
-			ping.NewAgent(tt.opts)
+			wantPingPanic(t, func() { ping.NewAgent(tt.opts) })
 		})
 	}
 }

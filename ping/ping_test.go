@@ -126,6 +126,18 @@ func TestOptions(t *testing.T) {
 	}
 }
 
+// wantPingPanic checks that f panics with a "ping: " message.
+func wantPingPanic(t *testing.T, f func()) {
+	t.Helper()
+	defer func() {
+		r := recover()
+		if s, _ := r.(string); !strings.HasPrefix(s, "ping: ") {
+			t.Errorf("panic = %v, want a \"ping: \" message", r)
+		}
+	}()
+	f()
+}
+
 func TestNewPanics(t *testing.T) {
 	tests := []struct {
 		name string
@@ -139,13 +151,7 @@ func TestNewPanics(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			defer func() {
-				r := recover()
-				if s, _ := r.(string); !strings.HasPrefix(s, "ping: ") {
-					t.Errorf("panic = %v, want a \"ping: \" message", r)
-				}
-			}()
-			ping.New(tt.opts)
+			wantPingPanic(t, func() { ping.New(tt.opts) })
 		})
 	}
 }
