@@ -76,6 +76,9 @@ func (c *child) stop() (time.Duration, serverStats) {
 		<-done
 	}
 	if ps := c.cmd.ProcessState; ps != nil {
+		if os.Getenv("OVERLOAD_DEBUG") != "" {
+			fmt.Fprintf(os.Stderr, "server CPU: user %v, system %v\n", ps.UserTime(), ps.SystemTime())
+		}
 		return ps.UserTime() + ps.SystemTime(), st
 	}
 	return 0, st

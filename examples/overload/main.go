@@ -21,8 +21,10 @@
 // Each server runs in a child process (this binary re-executed with
 // -serve) so that the load generator's CPU scheduling and GC stay out of
 // the server's Go runtime, and each variant gets the GOMAXPROCS it is
-// documented to need. Capacity is measured at the start of each scenario;
-// the offered loads are multiples of it.
+// documented to need. Capacity is measured right before each variant's
+// steps (the shared host's speed drifts within a run), and that variant's
+// offered loads are multiples of it. The load generator runs on one P
+// (-gen-procs), which costs the servers the least CPU.
 package main
 
 import (
@@ -54,12 +56,13 @@ func main() {
 	variants := flag.String("variants", "", "variants to compare; default per scenario: sleep, cpu: none,chi,frontdoor (also chi+); upload: concurrency,bodybuffer,frontdoor,split (also none)")
 	loads := flag.String("loads", "0.5,1.2,2,3", "offered loads, as multiples of the measured capacity")
 	dur := flag.Duration("duration", 1500*time.Millisecond, "sleep, cpu: duration of each load step")
-	capDur := flag.Duration("capacity-duration", 1500*time.Millisecond, "duration of the capacity measurement")
+	capDur := flag.Duration("capacity-duration", 2*time.Second, "duration of the capacity measurement")
 	renderTime := flag.Duration("render", 8*time.Millisecond, "cpu, upload: CPU time of one render (calibrated to sha256 rounds)")
 	cpuTimeout := flag.Duration("cpu-timeout", 100*time.Millisecond, "cpu, upload: client timeout (of the normal clients)")
 	cpuLimit := flag.Int("cpu-limit", runtime.NumCPU()+1, "cpu, upload: renders at once (chi, frontdoor, concurrency, bodybuffer); the sizing rule: cores+1")
 	flag.BoolVar(&c.headroom, "headroom", true, "cpu, upload: frontdoor, concurrency and bodybuffer follow the sizing rule GOMAXPROCS >= limit+1")
 	procs := flag.Int("procs", runtime.NumCPU(), "GOMAXPROCS the servers start with")
+	genProcs := flag.Int("gen-procs", 1, "GOMAXPROCS of the load generator (this process): one P takes the least CPU from the servers")
 	sleepTime := flag.Duration("sleep-time", 200*time.Millisecond, "sleep: handler duration")
 	sleepLimit := flag.Int("sleep-limit", 50, "sleep: backend connections (limit)")
 	sleepClients := flag.Int("sleep-clients", 200, "sleep: clients (max requests in flight)")
@@ -76,6 +79,7 @@ func main() {
 		serve(c)
 		return
 	}
+	runtime.GOMAXPROCS(*genProcs)
 	if *profDir != "" {
 		f, err := os.Create(*profDir + "/generator.pprof")
 		if err != nil {
@@ -140,12 +144,8 @@ func main() {
 		default:
 			fatal(fmt.Errorf("unknown scenario %q", sc))
 		}
-		capCfg := base
-		capCfg.variant = "none"
-		srv := start(capCfg, *procs)
-		capacity := closedLoop(srv.url, s.capClients, *capDur, s.body)
-		srv.stop()
-		fmt.Printf("capacity (none, %d closed-loop clients, %s): %.0f/s\n", s.capClients, *capDur, capacity)
+		fmt.Printf("capacity: none with %d closed-loop clients for %s, measured right before each variant's steps (the cap/s column)\n",
+			s.capClients, *capDur)
 		if *variants != "" {
 			vs = *variants
 		}
@@ -158,6 +158,10 @@ func main() {
 			if sc == "upload" && v != "none" && v != "concurrency" && v != "bodybuffer" && v != "frontdoor" && v != "split" {
 				fatal(fmt.Errorf("scenario upload: unknown variant %q (none, concurrency, bodybuffer, frontdoor, split)", v))
 			}
+			// Each variant is held to a capacity measured just before its
+			// steps: the shared host's speed drifts over a run by more than
+			// the differences this table is about.
+			capacity := measureCapacity(base, *procs, s, *capDur)
 			cfg := base
 			cfg.variant = v
 			for _, m := range multiples {
@@ -220,6 +224,22 @@ func (s step) run(srv *child, rate float64, seed uint64) (outcome, uploadOutcome
 	o := attack(srv.url, rate, s.dur, s.warm, s.timeout, s.clients, s.body, seed)
 	<-done
 	return o, u
+}
+
+// measureCapacity returns the 2xx/s of the unprotected server of base
+// under s.capClients closed-loop clients for d.
+func measureCapacity(base serverConfig, procs int, s step, d time.Duration) float64 {
+	base.variant = "none"
+	srv := start(base, procs)
+	t0, g0 := time.Now(), selfCPU()
+	capacity := closedLoop(srv.url, s.capClients, d, s.body)
+	gen := float64(selfCPU()-g0) / float64(time.Since(t0))
+	cpu, _ := srv.stop()
+	if os.Getenv("OVERLOAD_DEBUG") != "" {
+		fmt.Fprintf(os.Stderr, "capacity: server %.2f cores, %.0f µs CPU per 2xx; generator %.2f cores\n",
+			float64(cpu)/float64(time.Since(t0)), float64(cpu)/1e3/(capacity*d.Seconds()), gen)
+	}
+	return capacity
 }
 
 // calibrate returns the sha256 rounds that take about d of CPU here. It
