@@ -2,6 +2,7 @@ package concurrency
 
 import (
 	"net/http"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -218,7 +219,25 @@ func (l *Limiter) free() {
 	// it sees the slot freed above or we see it here (no lost wake-up).
 	if l.queued.Load() != 0 {
 		l.mu.Lock()
-		l.grantLocked()
+		handed := l.grantLocked()
 		l.mu.Unlock()
+		if handed {
+			l.stepAside()
+		}
+	}
+}
+
+// gosched is runtime.Gosched, replaced in tests.
+var gosched = runtime.Gosched
+
+// stepAside runs on the goroutine of a request that has just handed its
+// slot to a waiter. The runtime made the waiter runnable next on this P;
+// yielding lets the waiter's handler start at once, on this thread, while
+// what remains of the finished request (writing out its response) moves to
+// a P that Limit leaves free. Without such a P the finished request would
+// wait behind a handler for its response, so then it goes on here.
+func (l *Limiter) stepAside() {
+	if l.limit < int64(runtime.GOMAXPROCS(0)) {
+		gosched()
 	}
 }

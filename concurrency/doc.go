@@ -53,6 +53,12 @@
 // One render more than cores measured 6-9 points more goodput than one per
 // core: the cores stay busy across the moments when a render thread waits
 // for the operating system to run it or to hand it the next request.
+// The spare P also takes the end of each request: when a finishing request
+// hands its slot to a waiter, it yields its P (runtime.Gosched), so the
+// waiter's handler starts at once on the thread that ran the last one and
+// the finished response is written out from the spare P. With GOMAXPROCS
+// not above Limit it does not yield, since nothing would write that
+// response until a handler gave up its P.
 //
 // Measured with examples/overload on 2 cores (8 ms sha256 renders, clients
 // that give up after 100 ms, QueueTimeout 50 ms, 2x and 3x the measured

@@ -61,15 +61,19 @@ func (l *Limiter) nextLocked() *waiter {
 	return l.q.head
 }
 
-// grantLocked takes free slots on behalf of waiters, in queue order.
-func (l *Limiter) grantLocked() {
+// grantLocked takes free slots on behalf of waiters, in queue order. It
+// reports whether it granted any.
+func (l *Limiter) grantLocked() bool {
+	handed := false
 	for l.q.n > 0 && l.running.TryInc(l.limit) {
 		w := l.nextLocked()
 		l.q.remove(w)
 		w.state = granted
 		close(w.ready)
+		handed = true
 	}
 	l.syncLocked()
+	return handed
 }
 
 // syncLocked publishes the queue length and notes when it was empty.
