@@ -92,6 +92,7 @@ type Limiter struct {
 	interval time.Duration // CoDel interval
 	reject   http.Handler
 	running  *inflight.Counter
+	gosched  func() // runtime.Gosched; tests count the calls
 	// queued is read by every request and written only when the queue
 	// changes: it shares its cache line with the read-only fields above,
 	// not with the counters every request writes.
@@ -155,6 +156,7 @@ func New(o Options) *Limiter {
 		interval: o.CoDelInterval,
 		reject:   o.Reject,
 		running:  o.Counter,
+		gosched:  runtime.Gosched,
 		wait:     newHistogram(queueWaitBounds),
 	}
 	if l.running == nil {
@@ -182,7 +184,9 @@ func New(o Options) *Limiter {
 // next sees the ResponseWriter and Request unchanged, so every optional
 // interface of the writer survives. The slot is released exactly once
 // when next returns or panics (http.ErrAbortHandler included; the panic
-// goes on to net/http). Handler is safe for concurrent use by multiple
+// goes on to net/http); when it passes to a waiter and GOMAXPROCS is above
+// Limit, the finished request yields its P to that waiter first (see the
+// package documentation). Handler is safe for concurrent use by multiple
 // goroutines.
 func (l *Limiter) Handler(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -227,9 +231,6 @@ func (l *Limiter) free() {
 	}
 }
 
-// gosched is runtime.Gosched, replaced in tests.
-var gosched = runtime.Gosched
-
 // stepAside runs on the goroutine of a request that has just handed its
 // slot to a waiter. The runtime made the waiter runnable next on this P;
 // yielding lets the waiter's handler start at once, on this thread, while
@@ -238,6 +239,6 @@ var gosched = runtime.Gosched
 // wait behind a handler for its response, so then it goes on here.
 func (l *Limiter) stepAside() {
 	if l.limit < int64(runtime.GOMAXPROCS(0)) {
-		gosched()
+		l.gosched()
 	}
 }

@@ -40,6 +40,9 @@
 //	runtime.GOMAXPROCS(runtime.NumCPU() + 2)
 //	l := concurrency.New(concurrency.Options{Limit: runtime.NumCPU() + 1})
 //
+// With several Limiters in front of CPU-bound handlers, Limit in the rule
+// is the sum of theirs.
+//
 // Everything in front of the queue — accepting connections, reading
 // headers, this package's refusals — runs on the same Ps (GOMAXPROCS) as
 // the renders. Go preempts a goroutine that does not block only about
@@ -50,8 +53,8 @@
 // With one P more than Limit, that P has no render to run: it sleeps in
 // the network poller and answers at once, and the operating system shares
 // the cores between the render threads and it; refusals take little CPU.
-// One render more than cores measured 6-9 points more goodput than one per
-// core: the cores stay busy across the moments when a render thread waits
+// One render more than cores measured 3-12 points more goodput than one per
+// core (8-10 on average): the cores stay busy across the moments when a render thread waits
 // for the operating system to run it or to hand it the next request.
 // The spare P also takes the end of each request: when a finishing request
 // hands its slot to a waiter, it yields its P (runtime.Gosched), so the
@@ -62,13 +65,14 @@
 //
 // Measured with examples/overload on 2 cores (8 ms sha256 renders, clients
 // that give up after 100 ms, QueueTimeout 50 ms, 2x and 3x the measured
-// capacity; see the README for the full table):
+// capacity, three runs each; see the README for the full table):
 //
-//	Limit 3, GOMAXPROCS 4 (the rule):   goodput 84-94% / 81-93% of capacity,
-//	                                    0% client timeouts, refusals p99 6-13 ms
-//	Limit 2, GOMAXPROCS 3:              goodput 81-84% / 76-83%, 0%, p99 5-10 ms
-//	Limit 3, GOMAXPROCS 3 (no spare P): goodput 87-96%, 0%, p99 28-48 ms
-//	Limit 2, GOMAXPROCS 2 (no spare P): goodput 68-83%, 2-19% timeouts, p99 67-95 ms
+//	Limit 3, GOMAXPROCS 4 (the rule):   goodput 92-100% / 86-97% of capacity,
+//	                                    0% client timeouts, refusals p99 6-14 ms
+//	Limit 2, GOMAXPROCS 3:              goodput 86-89% / 83-86%, 0%, p99 4-9 ms
+//	Limit 3, GOMAXPROCS 3 (no spare P): goodput 89-95% / 88-96%, 0%, p99 29-44 ms
+//	Limit 2, GOMAXPROCS 2 (no spare P): goodput 72-86% / 75-81%, 3-13% timeouts,
+//	                                    p99 77-97 ms
 //
 // Handlers that mostly wait (on I/O, a database pool, a sleep) hold no P
 // while they wait: for them Limit is the capacity of what they wait on and

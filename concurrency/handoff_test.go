@@ -24,12 +24,10 @@ func TestHandoffStepsAside(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(tc.procs))
-			var yields atomic.Int64
-			defer func(f func()) { gosched = f }(gosched)
-			gosched = func() { yields.Add(1) }
-
 			g := newGate()
 			l := New(Options{Limit: tc.limit, QueueTimeout: time.Hour})
+			var yields atomic.Int64
+			l.gosched = func() { yields.Add(1) }
 			h := l.Handler(g)
 			var dones []chan struct{}
 			for range tc.limit {

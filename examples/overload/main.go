@@ -6,8 +6,8 @@
 //	go run ./examples/overload
 //	go run ./examples/overload -scenarios upload
 //
-// The default runs the sleep and cpu scenarios (about 50 s). The upload
-// scenario (about 105 s, not in the default set) mixes slow uploaders with
+// The default runs the sleep and cpu scenarios (about a minute). The upload
+// scenario (about two minutes, not in the default set) mixes slow uploaders with
 // the normal clients of a CPU-bound handler that reads its body with
 // io.ReadAll, and compares concurrency alone (the body is read inside the
 // render slot), bodybuffer in front of concurrency (the body is read
@@ -23,8 +23,7 @@
 // the server's Go runtime, and each variant gets the GOMAXPROCS it is
 // documented to need. Capacity is measured right before each variant's
 // steps (the shared host's speed drifts within a run), and that variant's
-// offered loads are multiples of it. The load generator runs on one P
-// (-gen-procs), which costs the servers the least CPU.
+// offered loads are multiples of it.
 package main
 
 import (
@@ -62,7 +61,7 @@ func main() {
 	cpuLimit := flag.Int("cpu-limit", runtime.NumCPU()+1, "cpu, upload: renders at once (chi, frontdoor, concurrency, bodybuffer); the sizing rule: cores+1")
 	flag.BoolVar(&c.headroom, "headroom", true, "cpu, upload: frontdoor, concurrency and bodybuffer follow the sizing rule GOMAXPROCS >= limit+1")
 	procs := flag.Int("procs", runtime.NumCPU(), "GOMAXPROCS the servers start with")
-	genProcs := flag.Int("gen-procs", 1, "GOMAXPROCS of the load generator (this process): one P takes the least CPU from the servers")
+	genProcs := flag.Int("gen-procs", 0, "GOMAXPROCS of the load generator (this process); 0: Go's default")
 	sleepTime := flag.Duration("sleep-time", 200*time.Millisecond, "sleep: handler duration")
 	sleepLimit := flag.Int("sleep-limit", 50, "sleep: backend connections (limit)")
 	sleepClients := flag.Int("sleep-clients", 200, "sleep: clients (max requests in flight)")
@@ -79,7 +78,9 @@ func main() {
 		serve(c)
 		return
 	}
-	runtime.GOMAXPROCS(*genProcs)
+	if *genProcs > 0 {
+		runtime.GOMAXPROCS(*genProcs)
+	}
 	if *profDir != "" {
 		f, err := os.Create(*profDir + "/generator.pprof")
 		if err != nil {
