@@ -53,9 +53,11 @@
 // With one P more than Limit, that P has no render to run: it sleeps in
 // the network poller and answers at once, and the operating system shares
 // the cores between the render threads and it; refusals take little CPU.
-// One render more than cores measured 3-12 points more goodput than one per
-// core (8-10 on average): the cores stay busy across the moments when a render thread waits
-// for the operating system to run it or to hand it the next request.
+// One render more than cores measured 3-12 points more goodput than one
+// per core (8-10 on average): the cores stay busy across the moments when
+// a render thread waits for the operating system to run it or to hand it
+// the next request.
+//
 // The spare P also takes the end of each request: when a finishing request
 // hands its slot to a waiter, it yields its P (runtime.Gosched), so the
 // waiter's handler starts at once on the thread that ran the last one and

@@ -6,10 +6,10 @@
 //	go run ./examples/overload
 //	go run ./examples/overload -scenarios upload
 //
-// The default runs the sleep and cpu scenarios (about a minute). The upload
-// scenario (about two minutes, not in the default set) mixes slow uploaders with
-// the normal clients of a CPU-bound handler that reads its body with
-// io.ReadAll, and compares concurrency alone (the body is read inside the
+// The default runs the sleep and cpu scenarios (about a minute). The
+// upload scenario (about two minutes, not in the default set) mixes slow
+// uploaders with the normal clients of a CPU-bound handler that reads its
+// body with io.ReadAll, and compares concurrency alone (the body is read inside the
 // render slot), bodybuffer in front of concurrency (the body is read
 // before a slot is taken), shed in front of both (an upload past shed's
 // limit is refused before its body is read), and split: the same with one
