@@ -9,11 +9,11 @@
 // The default runs the sleep and cpu scenarios (about a minute). The
 // upload scenario (about two minutes, not in the default set) mixes slow
 // uploaders with the normal clients of a CPU-bound handler that reads its
-// body with io.ReadAll, and compares concurrency alone (the body is read inside the
-// render slot), bodybuffer in front of concurrency (the body is read
-// before a slot is taken), shed in front of both (an upload past shed's
-// limit is refused before its body is read), and split: the same with one
-// Shedder for uploads and one for the other requests. A share of the
+// body with io.ReadAll, and compares concurrency alone (the body is read
+// inside the render slot), bodybuffer in front of concurrency (the body is
+// read before a slot is taken), shed in front of both (an upload past
+// shed's limit is refused before its body is read), and split: the same
+// with one Shedder for uploads and one for the other requests. A share of the
 // arrivals (-upload-share) are raw TCP clients that send ~300 KB slowly
 // (-upload-size in -upload-time); the table adds their outcomes and the
 // render-slot time the handler spent waiting on body reads.
