@@ -30,12 +30,14 @@
 // 503 Service Unavailable with Retry-After, never 429: the client did
 // nothing wrong.
 //
+//	procs := runtime.GOMAXPROCS(0) // container-aware; read before changing it
+//	runtime.GOMAXPROCS(procs + 2)  // CPU-bound renders: a P for the front door
+//
 //	var inFlight inflight.Counter // shared by shed and ping's HAProxy agent
 //	chk := ping.New(ping.Options{ReadyPath: "/ping", LivePath: "/livez"})
 //	shedder := shed.New(shed.Options{Limit: 100, Counter: &inFlight})
 //	body := bodybuffer.New(bodybuffer.Options{MaxBytes: 1 << 20})
-//	renders := concurrency.New(concurrency.Options{Limit: runtime.NumCPU() + 1})
-//	runtime.GOMAXPROCS(runtime.NumCPU() + 2) // CPU-bound renders: a P for the front door
+//	renders := concurrency.New(concurrency.Options{Limit: procs + 1})
 //
 //	mux := http.NewServeMux()
 //	mux.Handle("POST /render", body.Handler(renders.Handler(render)))
@@ -45,5 +47,5 @@
 //	log.Fatal(chk.ServeUntil(ctx, srv, srv.ListenAndServe))
 //
 // The command examples/overload measures all of it under open-loop
-// overload, side by side with chi's Throttle and no protection.
+// overload, side by side with peers and no protection.
 package frontdoor
