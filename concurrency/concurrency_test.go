@@ -9,10 +9,10 @@ import (
 	"testing/synctest"
 	"time"
 
-	"go.uber.org/goleak"
+	"github.com/frontdoor-go/frontdoor/internal/leaktest"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { leaktest.VerifyTestMain(m) }
 
 // gate is a handler that blocks until released and records who ran.
 type gate struct {

@@ -5,6 +5,8 @@ import (
 	"net/http/httptest"
 	"testing"
 	"testing/synctest"
+
+	"github.com/frontdoor-go/frontdoor/internal/leaktest"
 )
 
 func TestGate(t *testing.T) {
@@ -40,3 +42,5 @@ func TestGate(t *testing.T) {
 		}
 	})
 }
+
+func TestMain(m *testing.M) { leaktest.VerifyTestMain(m) }
