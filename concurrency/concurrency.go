@@ -177,9 +177,13 @@ func New(o Options) *Limiter {
 // A refusal is 503 Service Unavailable with Retry-After (whole seconds,
 // rounded up, from the estimated time for the queue to drain),
 // Content-Type text/plain; charset=utf-8 and a short fixed body, or
-// whatever Options.Reject writes. A request whose context is canceled
-// while it waits (its client went away) is never passed to next, is
-// counted as abandoned and gets no response.
+// whatever Options.Reject writes. A request whose context ends while it
+// waits, or had already ended when it found every slot busy, is never
+// passed to next, not even when a slot comes free at that very moment: if
+// its deadline passed (context.DeadlineExceeded, as error or as cause) it
+// is refused as timed out, since its client may still be waiting; if it
+// was canceled (its client went away) it is counted as abandoned and gets
+// no response.
 //
 // next sees the ResponseWriter and Request unchanged, so every optional
 // interface of the writer survives. The slot is released exactly once

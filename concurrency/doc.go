@@ -24,9 +24,11 @@
 // wait — its place in line / Limit, in rounds of the planned service time
 // — exceeds its wait budget: QueueTimeout, cut to its context deadline. It
 // does not sit out the QueueTimeout first. A request that does queue and
-// is still waiting when its budget runs out is refused then. A request
-// whose client goes away while it waits is dropped without a response and
-// counted as abandoned, never as a refusal.
+// is still waiting when its budget runs out is refused then, and so is one
+// whose context deadline passes while it waits: a deadline set by an outer
+// middleware leaves the client connected and owed an answer. A request
+// whose client goes away (its context is canceled) while it waits is
+// dropped without a response and counted as abandoned, never as a refusal.
 //
 // # Sizing for CPU-bound handlers: leave one P for the front door
 //

@@ -2,6 +2,7 @@ package concurrency
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"time"
 )
@@ -89,6 +90,10 @@ func (l *Limiter) syncLocked() {
 // deliberately not answered) the request.
 func (l *Limiter) acquire(w http.ResponseWriter, r *http.Request) bool {
 	ctx := r.Context()
+	if ctx.Err() != nil {
+		l.ended(w, r)
+		return false
+	}
 	now := time.Now()
 
 	l.mu.Lock()
@@ -147,25 +152,44 @@ func (l *Limiter) acquire(w http.ResponseWriter, r *http.Request) bool {
 	}
 	l.wait.observe(time.Since(now))
 
-	switch {
-	case wt.state == granted && ctx.Err() == nil:
-		return true // granted, possibly just as the timer fired: run it
-	case wt.state == granted:
-		l.abandoned.Add(1)
+	if wt.state == granted {
+		if ctx.Err() == nil {
+			return true // granted, possibly just as the timer fired: run it
+		}
 		l.free() // pass the slot on without touching the service time
-		return false
+	}
+	switch {
 	case ctx.Err() != nil:
-		l.abandoned.Add(1) // the client left: write nothing
-		return false
+		l.ended(w, r)
 	case wt.state == evicted:
 		l.full.Add(1)
 		l.refuse(w, r)
-		return false
 	default:
 		l.timedOut.Add(1)
 		l.refuse(w, r)
-		return false
 	}
+	return false
+}
+
+// ended answers a request whose context ended before it could run. A
+// deadline that passed is a timeout: the client may well be connected and
+// waiting (the deadline may come from a middleware or a per-route budget),
+// so it gets the refusal. A canceled context means the client went away:
+// nothing is written.
+func (l *Limiter) ended(w http.ResponseWriter, r *http.Request) {
+	if deadlinePassed(r.Context()) {
+		l.timedOut.Add(1)
+		l.refuse(w, r)
+		return
+	}
+	l.abandoned.Add(1)
+}
+
+// deadlinePassed reports whether ctx ended because of a deadline, given as
+// its error or as the cause of its cancellation.
+func deadlinePassed(ctx context.Context) bool {
+	return errors.Is(ctx.Err(), context.DeadlineExceeded) ||
+		errors.Is(context.Cause(ctx), context.DeadlineExceeded)
 }
 
 // waitBudgetLocked returns how long a request arriving at now may wait:
