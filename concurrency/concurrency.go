@@ -99,17 +99,19 @@ type Limiter struct {
 	queued atomic.Int64 // gauge mirrored from q.n, read without mu
 	_      [64]byte
 
-	admitted  atomic.Uint64
-	_         [56]byte
-	lastEmpty atomic.Int64 // unix nanos when the queue was last seen empty
-	svc       atomic.Int64 // EWMA of handler duration, nanoseconds
-	svcDev    atomic.Int64 // EWMA of its absolute deviation, nanoseconds
+	admitted atomic.Uint64
+	_        [56]byte
+	svc      atomic.Int64 // EWMA of handler duration, nanoseconds
+	svcDev   atomic.Int64 // EWMA of its absolute deviation, nanoseconds
 
 	full, overBudget, timedOut, abandoned atomic.Uint64
 	wait                                  *histogram
 
 	mu sync.Mutex
 	q  queue
+	// busySince is when the queue last became non-empty: CoDel's standing
+	// queue is one that has stayed non-empty for longer than interval.
+	busySince time.Time
 }
 
 // Limit returns a middleware that runs at most n requests at once with the
@@ -162,7 +164,6 @@ func New(o Options) *Limiter {
 	if l.running == nil {
 		l.running = new(inflight.Counter)
 	}
-	l.lastEmpty.Store(time.Now().UnixNano())
 	return l
 }
 

@@ -92,9 +92,10 @@
 // check every request it admits is likely to be served in time. LIFO
 // serves the newest first — under overload the clients most likely still
 // waiting — and, when the queue is full, drops the oldest waiter to make
-// room. CoDelTarget adds CoDel-style control: while the queue has not been
-// empty for a whole CoDelInterval, the budget of newcomers drops to
-// CoDelTarget, so a standing queue drains.
+// room. CoDelTarget adds CoDel-style control: once the queue has stayed
+// non-empty, without a break, for a whole CoDelInterval, the budget of
+// newcomers drops to CoDelTarget, so a standing queue drains. A burst after
+// an idle period starts with the whole budget.
 //
 // # Counters
 //

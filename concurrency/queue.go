@@ -77,12 +77,9 @@ func (l *Limiter) grantLocked() bool {
 	return handed
 }
 
-// syncLocked publishes the queue length and notes when it was empty.
+// syncLocked publishes the queue length.
 func (l *Limiter) syncLocked() {
 	l.queued.Store(int64(l.q.n))
-	if l.q.n == 0 {
-		l.lastEmpty.Store(time.Now().UnixNano())
-	}
 }
 
 // acquire waits for a slot. It reports true when the request holds one and
@@ -111,6 +108,9 @@ func (l *Limiter) acquire(w http.ResponseWriter, r *http.Request) bool {
 		l.overBudget.Add(1)
 		l.refuse(w, r)
 		return false
+	}
+	if l.q.n == 0 {
+		l.busySince = now
 	}
 	if l.q.n >= l.maxQueue {
 		if l.order != LIFO || l.q.n == 0 {
@@ -194,7 +194,10 @@ func deadlinePassed(ctx context.Context) bool {
 
 // waitBudgetLocked returns how long a request arriving at now may wait:
 // QueueTimeout, cut to its context deadline less the estimated service
-// time, and cut to CoDelTarget while a standing queue persists.
+// time, and cut to CoDelTarget while a standing queue persists: one that
+// has been non-empty without a break for longer than CoDelInterval. (The
+// last moment the queue was seen empty would not do: after an idle period
+// it is long past, and a burst would start with a cut budget.)
 func (l *Limiter) waitBudgetLocked(ctx context.Context, now time.Time) time.Duration {
 	b := l.timeout
 	if dl, ok := ctx.Deadline(); ok {
@@ -202,8 +205,7 @@ func (l *Limiter) waitBudgetLocked(ctx context.Context, now time.Time) time.Dura
 			b = rem
 		}
 	}
-	if l.target > 0 && l.q.n > 0 && b > l.target &&
-		now.UnixNano()-l.lastEmpty.Load() > int64(l.interval) {
+	if l.target > 0 && l.q.n > 0 && b > l.target && now.Sub(l.busySince) > l.interval {
 		b = l.target
 	}
 	return b
