@@ -170,10 +170,11 @@ func New(o Options) *Limiter {
 // Handler returns next guarded by l.
 //
 // A request that finds a free slot runs next at once. Otherwise it waits in
-// the queue, unless the queue is full or the estimated wait (its place in
-// the queue / Limit × the moving average of handler durations) already
-// exceeds its wait budget: then it is refused at once. A request still
-// queued when its budget runs out is refused then.
+// the queue, unless the queue is full, or others already wait and its
+// estimated wait (its place in the queue / Limit × the planned handler
+// duration) exceeds its wait budget: then it is refused at once. A request
+// that finds nobody waiting waits whatever the estimate says. A request
+// still queued when its budget runs out is refused then.
 //
 // A refusal is 503 Service Unavailable with Retry-After (whole seconds,
 // rounded up, from the estimated time for the queue to drain),

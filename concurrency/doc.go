@@ -19,11 +19,16 @@
 // # Refusing fast
 //
 // The Limiter keeps a moving average of the handler's duration (and of
-// its deviation). A request that finds every slot busy is refused at once,
-// with 503 and Retry-After, when the queue is full or when its expected
-// wait — its place in line / Limit, in rounds of the planned service time
-// — exceeds its wait budget: QueueTimeout, cut to its context deadline. It
-// does not sit out the QueueTimeout first. A request that does queue and
+// its deviation), in which one request counts for at most twice the
+// current plan, so a single slow request does not make it turn everybody
+// away. A request that finds every slot busy is refused at once, with 503
+// and Retry-After, when the queue is full or when others already wait and
+// its expected wait — its place in line / Limit, in rounds of the planned
+// service time — exceeds its wait budget: QueueTimeout, cut to its context
+// deadline less the service time. It does not sit out the QueueTimeout
+// first. A request that finds nobody waiting is never refused on the
+// estimate alone: it waits, up to its budget, and so keeps the estimate
+// honest (only requests that run are timed). A request that does queue and
 // is still waiting when its budget runs out is refused then, and so is one
 // whose context deadline passes while it waits: a deadline set by an outer
 // middleware leaves the client connected and owed an answer. A request

@@ -103,7 +103,11 @@ func (l *Limiter) acquire(w http.ResponseWriter, r *http.Request) bool {
 	if l.order == LIFO {
 		pos = 1
 	}
-	if l.estimate(pos) > budget {
+	// A request that finds nobody waiting waits out its budget whatever
+	// the estimate says: only a request that waits is timed, so refusing
+	// it on the estimate alone could keep a stale estimate alive, and the
+	// cost of a wrong estimate is then one waiter, not every newcomer.
+	if budget <= 0 || l.q.n > 0 && l.estimate(pos) > budget {
 		l.mu.Unlock()
 		l.overBudget.Add(1)
 		l.refuse(w, r)
