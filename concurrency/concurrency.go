@@ -62,7 +62,8 @@ type Options struct {
 
 	// Reject, if not nil, writes the response of a refused request instead
 	// of the default 503. It is called with the Retry-After header already
-	// set on w. It is not called for requests whose client went away.
+	// set on w, in a value of its own that it may change. It is not called
+	// for requests whose client went away.
 	Reject http.Handler
 }
 
