@@ -93,7 +93,11 @@ type Limiter struct {
 	interval time.Duration // CoDel interval
 	reject   http.Handler
 	running  *inflight.Counter
-	gosched  func() // runtime.Gosched; tests count the calls
+	gosched  func()     // runtime.Gosched; tests count the calls
+	maxprocs func() int // runtime.GOMAXPROCS(0); tests replace it
+	// procs caches maxprocs(), refreshed every procsEvery handoffs: it
+	// is read on each handoff and written rarely.
+	procs atomic.Int64
 	// queued is read by every request and written only when the queue
 	// changes: it shares its cache line with the read-only fields above,
 	// not with the counters every request writes.
@@ -108,8 +112,9 @@ type Limiter struct {
 	full, overBudget, timedOut, abandoned atomic.Uint64
 	wait                                  *histogram
 
-	mu sync.Mutex
-	q  queue
+	mu       sync.Mutex
+	q        queue
+	handoffs uint64 // slots handed to a waiter on release
 	// busySince is when the queue last became non-empty: CoDel's standing
 	// queue is one that has stayed non-empty for longer than interval.
 	busySince time.Time
@@ -160,11 +165,13 @@ func New(o Options) *Limiter {
 		reject:   o.Reject,
 		running:  o.Counter,
 		gosched:  runtime.Gosched,
+		maxprocs: func() int { return runtime.GOMAXPROCS(0) },
 		wait:     newHistogram(queueWaitBounds),
 	}
 	if l.running == nil {
 		l.running = new(inflight.Counter)
 	}
+	l.procs.Store(int64(l.maxprocs()))
 	return l
 }
 
@@ -231,12 +238,23 @@ func (l *Limiter) free() {
 	if l.queued.Load() != 0 {
 		l.mu.Lock()
 		handed := l.grantLocked()
+		refresh := false
+		if handed {
+			l.handoffs++
+			refresh = l.handoffs%procsEvery == 0
+		}
 		l.mu.Unlock()
 		if handed {
-			l.stepAside()
+			l.stepAside(refresh)
 		}
 	}
 }
+
+// procsEvery is how many handoffs use a cached GOMAXPROCS before it is
+// read again. runtime.GOMAXPROCS takes the scheduler's global lock, too
+// dear for every handoff; but GOMAXPROCS can change at run time, so a
+// change is followed within procsEvery handoffs.
+const procsEvery = 64
 
 // stepAside runs on the goroutine of a request that has just handed its
 // slot to a waiter. The runtime made the waiter runnable next on this P;
@@ -244,8 +262,12 @@ func (l *Limiter) free() {
 // what remains of the finished request (writing out its response) moves to
 // a P that Limit leaves free. Without such a P the finished request would
 // wait behind a handler for its response, so then it goes on here.
-func (l *Limiter) stepAside() {
-	if l.limit < int64(runtime.GOMAXPROCS(0)) {
+// refresh asks it to read GOMAXPROCS anew first.
+func (l *Limiter) stepAside(refresh bool) {
+	if refresh {
+		l.procs.Store(int64(l.maxprocs()))
+	}
+	if l.limit < l.procs.Load() {
 		l.gosched()
 	}
 }
