@@ -11,10 +11,10 @@ import "time"
 //
 // One sample counts for at most twice the current plan. Without that cap a
 // single slow request among fast ones (a cold cache, a GC pause, one huge
-// page) multiplies the plan by its own weight and refuses everybody until
-// enough admitted requests have pulled it back; with it, one sample at
-// most doubles the plan, and a lasting rise is followed at up to a
-// doubling per request.
+// page) pulls the plan up to a large share of its own duration, and
+// requests are refused on that plan until enough admitted ones have
+// pulled it back; with the cap, one sample at most doubles the plan, and
+// a lasting rise is followed at up to a doubling per request.
 
 // observe folds a handler duration into the averages (weights 1/8 and 1/4).
 func (l *Limiter) observe(d time.Duration) {
