@@ -19,8 +19,8 @@ type Stats struct {
 	Refused    uint64
 	QueueFull  uint64 // refused: queue full (or, LIFO, pushed out by a newer request)
 	OverBudget uint64 // refused at once: the estimated wait exceeded the wait budget
-	TimedOut   uint64 // refused after waiting out the wait budget in the queue
-	Abandoned  uint64 // client left while queued: never run, not answered
+	TimedOut   uint64 // refused after waiting out the wait budget or the context deadline
+	Abandoned  uint64 // context canceled (client left) while queued: never run, not answered
 
 	// ServiceTime is the moving average of the duration of next.
 	ServiceTime time.Duration
