@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/frontdoor-go/frontdoor/inflight"
+	"github.com/frontdoor-go/frontdoor/internal/histogram"
 )
 
 // Defaults for the zero fields of Options.
@@ -110,7 +111,7 @@ type Limiter struct {
 	svcDev   atomic.Int64 // EWMA of its absolute deviation, nanoseconds
 
 	full, overBudget, timedOut, abandoned atomic.Uint64
-	wait                                  *histogram
+	wait                                  *histogram.Histogram
 
 	mu       sync.Mutex
 	q        queue
@@ -166,7 +167,7 @@ func New(o Options) *Limiter {
 		running:  o.Counter,
 		gosched:  runtime.Gosched,
 		maxprocs: func() int { return runtime.GOMAXPROCS(0) },
-		wait:     newHistogram(queueWaitBounds),
+		wait:     histogram.New(queueWaitBounds, 1e-9),
 	}
 	if l.running == nil {
 		l.running = new(inflight.Counter)

@@ -154,7 +154,7 @@ func (l *Limiter) acquire(w http.ResponseWriter, r *http.Request) bool {
 		}
 		l.mu.Unlock()
 	}
-	l.wait.observe(time.Since(now))
+	l.wait.Observe(int64(time.Since(now)))
 
 	if wt.state == granted {
 		if ctx.Err() == nil {
