@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"sync/atomic"
 	"time"
+
+	"github.com/frontdoor-go/frontdoor/internal/retryafter"
 )
 
 // Handler returns a middleware that answers GET and HEAD requests for path
@@ -30,8 +32,9 @@ type Options struct {
 	LivePath string
 	// Body is the body of a 200 answer. Empty means "ok\n".
 	Body string
-	// RetryAfter is sent, rounded up to whole seconds, with the 503 of the
-	// ready path while draining. Zero means 1s.
+	// RetryAfter is sent, rounded up to whole seconds and capped at one
+	// day (86400), with the 503 of the ready path while draining. Zero
+	// means 1s.
 	RetryAfter time.Duration
 	// DrainDelay is how long ServeUntil keeps serving after it starts to
 	// drain and before it stops listening: long enough for every load
@@ -100,7 +103,7 @@ func New(opts Options) *Checker {
 		drainBody:       []byte(drainBody),
 		okLen:           []string{strconv.Itoa(len(body))},
 		drainLen:        []string{strconv.Itoa(len(drainBody))},
-		retryAfter:      []string{strconv.FormatInt(int64((ra+time.Second-1)/time.Second), 10)},
+		retryAfter:      []string{retryafter.Value(ra)},
 		drainDelay:      delay,
 		shutdownTimeout: opts.ShutdownTimeout,
 	}

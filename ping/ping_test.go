@@ -3,6 +3,7 @@ package ping_test
 import (
 	"context"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httptrace"
@@ -123,6 +124,30 @@ func TestOptions(t *testing.T) {
 	c.Handler(&app{}).ServeHTTP(rec, httptest.NewRequest("GET", "/ready", nil))
 	if rec.Code != 200 || rec.Body.String() != "pong" {
 		t.Errorf("after SetState(Ready): %d %q, want 200 \"pong\"", rec.Code, rec.Body)
+	}
+}
+
+// TestRetryAfterAtMostOneDay checks that any RetryAfter New accepts is
+// sent while draining as whole seconds between 1 and one day.
+func TestRetryAfterAtMostOneDay(t *testing.T) {
+	tests := []struct {
+		d    time.Duration
+		want string
+	}{
+		{24 * time.Hour, "86400"},
+		{24*time.Hour + time.Nanosecond, "86400"},
+		{1000 * time.Hour, "86400"},
+		{math.MaxInt64 - time.Second + 2, "86400"},
+		{math.MaxInt64, "86400"},
+	}
+	for _, tt := range tests {
+		c := ping.New(ping.Options{ReadyPath: "/ready", RetryAfter: tt.d})
+		c.Drain()
+		rec := httptest.NewRecorder()
+		c.Handler(&app{}).ServeHTTP(rec, httptest.NewRequest("GET", "/ready", nil))
+		if got := rec.Header().Get("Retry-After"); got != tt.want {
+			t.Errorf("RetryAfter %v: Retry-After = %q, want %q", tt.d, got, tt.want)
+		}
 	}
 }
 

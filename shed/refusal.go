@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/frontdoor-go/frontdoor/internal/retryafter"
 )
 
 // refusalBody is the body of the default refusal.
@@ -24,7 +26,7 @@ type refusal struct {
 
 func newRefusal(retryAfter time.Duration, closeConn bool) *refusal {
 	f := &refusal{
-		retryAfter:    []string{strconv.FormatInt(retryAfterSeconds(retryAfter), 10)},
+		retryAfter:    []string{retryafter.Value(retryAfter)},
 		contentType:   []string{"text/plain; charset=utf-8"},
 		contentLength: []string{strconv.Itoa(len(refusalBody))},
 		body:          []byte(refusalBody),

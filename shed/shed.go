@@ -41,8 +41,9 @@ type Options struct {
 	Counter *inflight.Counter
 
 	// RetryAfter is sent in the Retry-After header of a refusal, rounded
-	// up to whole seconds. Zero means DefaultRetryAfter; it must not be
-	// negative.
+	// up to whole seconds and capped at one day (86400), so a huge value
+	// cannot overflow or keep clients away for years. Zero means
+	// DefaultRetryAfter; it must not be negative.
 	RetryAfter time.Duration
 
 	// CloseConnection adds "Connection: close" to a refusal, so the
@@ -178,10 +179,4 @@ func (s *Shedder) Stats() Stats {
 		Peak:     s.counter.Peak(),
 		Limit:    s.limit.Load(),
 	}
-}
-
-// retryAfterSeconds rounds d up to whole seconds, at least 1.
-func retryAfterSeconds(d time.Duration) int64 {
-	s := int64((d + time.Second - 1) / time.Second)
-	return max(s, 1)
 }

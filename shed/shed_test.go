@@ -1,6 +1,7 @@
 package shed_test
 
 import (
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -116,6 +117,28 @@ func TestRetryAfterRounding(t *testing.T) {
 		{time.Second + time.Nanosecond, "2"},
 		{1500 * time.Millisecond, "2"},
 		{30 * time.Second, "30"},
+	}
+	for _, tt := range tests {
+		s := fill(shed.Options{Limit: 1, RetryAfter: tt.d}, 1)
+		if got := serve(s.Handler(okHandler)).Header().Get("Retry-After"); got != tt.want {
+			t.Errorf("RetryAfter %v: Retry-After = %q, want %q", tt.d, got, tt.want)
+		}
+	}
+}
+
+// TestRetryAfterAtMostOneDay checks that any RetryAfter New accepts is
+// sent as whole seconds between 1 and one day, the largest durations
+// included.
+func TestRetryAfterAtMostOneDay(t *testing.T) {
+	tests := []struct {
+		d    time.Duration
+		want string
+	}{
+		{24 * time.Hour, "86400"},
+		{24*time.Hour + time.Nanosecond, "86400"},
+		{1000 * time.Hour, "86400"},
+		{math.MaxInt64 - time.Second + 2, "86400"},
+		{math.MaxInt64, "86400"},
 	}
 	for _, tt := range tests {
 		s := fill(shed.Options{Limit: 1, RetryAfter: tt.d}, 1)
