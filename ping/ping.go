@@ -117,12 +117,16 @@ func New(opts Options) *Checker {
 //     Retry-After and Connection: close while Draining or in Maint.
 //
 // Answers carry Content-Type: text/plain; charset=utf-8 and Cache-Control:
-// no-store. Every other request (other paths, other methods) goes to next
-// with the ResponseWriter and Request untouched, so every optional
-// interface of the writer survives; while draining, Connection: close is
-// set on its response header first, so HTTP/1.x keep-alive clients open
-// their next connection to another server. The handler is safe for
-// concurrent use by multiple goroutines.
+// no-store. Their header values are preformatted and shared by every
+// answer, so answering allocates nothing: middleware wrapping the handler
+// may replace them (Header().Set) but must not write into them in place.
+//
+// Every other request (other paths, other methods) goes to next with the
+// ResponseWriter and Request untouched, so every optional interface of the
+// writer survives; while draining, Connection: close is set on its
+// response header first (a value of its own, which next may change), so
+// HTTP/1.x keep-alive clients open their next connection to another
+// server. The handler is safe for concurrent use by multiple goroutines.
 func (c *Checker) Handler(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		draining := State(c.state.Load()) != Ready
@@ -144,7 +148,8 @@ func (c *Checker) Handler(next http.Handler) http.Handler {
 			}
 		}
 		if draining {
-			w.Header()["Connection"] = closeValue
+			// A value of next's own: user code may write into it.
+			w.Header()["Connection"] = []string{"close"}
 		}
 		next.ServeHTTP(w, r)
 	})
@@ -157,7 +162,8 @@ var (
 )
 
 // answer writes a preformatted health-check response. The header values
-// are shared slices that net/http only reads.
+// are shared by every answer; no handler of the user's runs between
+// setting them and WriteHeader, after which net/http works on its own copy.
 func (c *Checker) answer(w http.ResponseWriter, r *http.Request, code int, closeConn bool) {
 	h := w.Header()
 	h["Content-Type"] = plainText

@@ -217,6 +217,25 @@ func TestStateAndStats(t *testing.T) {
 	c.SetState(7)
 }
 
+// TestNextOwnsItsHeaderValues checks that the Connection: close set for
+// next while draining belongs to that response alone: a handler that
+// rewrites the value in place changes no later response.
+func TestNextOwnsItsHeaderValues(t *testing.T) {
+	c := ping.New(ping.Options{ReadyPath: "/ping", LivePath: "/livez"})
+	c.Drain()
+	rewrite := c.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header()["Connection"][0] = "keep-alive"
+	}))
+	rewrite.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/x", nil))
+	for _, path := range []string{"/x", "/ping", "/livez"} {
+		rec := httptest.NewRecorder()
+		c.Handler(&app{}).ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
+		if got := rec.Header().Get("Connection"); got != "close" {
+			t.Errorf("GET %s after a handler rewrote its header: Connection = %q, want close", path, got)
+		}
+	}
+}
+
 // TestConnectionCloseOnWire checks that a keep-alive client really gets its
 // connection closed once the server drains, so its next request opens a new
 // connection (to another instance, behind a load balancer).

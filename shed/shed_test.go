@@ -210,3 +210,29 @@ func TestNoAllocations(t *testing.T) {
 		})
 	}
 }
+
+// TestRejectSharesNoHeaderValues checks that a Reject handler gets no
+// header value of the Shedder's, so rewriting what it finds in place
+// changes no other response.
+func TestRejectSharesNoHeaderValues(t *testing.T) {
+	for _, closeConn := range []bool{false, true} {
+		reject := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			for k, v := range w.Header() {
+				t.Errorf("Reject got header %s: %q, want none of the Shedder's", k, v)
+				v[0] = "rewritten"
+			}
+			w.Header().Set("Retry-After", "7")
+			w.WriteHeader(http.StatusServiceUnavailable)
+		})
+		rejecting := fill(shed.Options{Limit: 1, CloseConnection: closeConn, Reject: reject}, 1)
+		plain := fill(shed.Options{Limit: 1, CloseConnection: closeConn}, 1)
+		for range 2 {
+			if got := serve(rejecting.Handler(okHandler)).Header().Get("Retry-After"); got != "7" {
+				t.Errorf("Reject's Retry-After = %q, want 7", got)
+			}
+			if got := serve(plain.Handler(okHandler)).Header().Get("Retry-After"); got != "1" {
+				t.Errorf("default refusal's Retry-After = %q, want 1", got)
+			}
+		}
+	}
+}
