@@ -3,6 +3,7 @@ package ping
 import (
 	"errors"
 	"io"
+	"math/bits"
 	"net"
 	"strconv"
 	"sync"
@@ -111,10 +112,14 @@ func (a *Agent) appendReply(b []byte) []byte {
 	return append(b, '\n')
 }
 
-// weight is the free share of the limit in percent, at least minW.
+// weight is the free share of the limit in percent, rounded down, at
+// least minW. The product 100 × free is taken in 128 bits: in 64 it
+// wraps for limits above MaxInt64/100.
 func (a *Agent) weight(n int64) int64 {
-	w := 100 * (a.limit - n) / a.limit
-	return min(max(w, a.minW), 100)
+	free := uint64(min(max(a.limit-n, 0), a.limit))
+	hi, lo := bits.Mul64(100, free)
+	w, _ := bits.Div64(hi, lo, uint64(a.limit)) // hi < limit: free <= limit
+	return min(max(int64(w), a.minW), 100)
 }
 
 // ServeAgent accepts agent-check connections on ln and answers each one,
