@@ -186,8 +186,8 @@ func (a *Agent) ServeAgent(ln net.Listener) error {
 
 // retryable reports whether an Accept error may pass: what net/http's
 // Server retries (errors that say they are temporary, such as EMFILE, and
-// timeouts), and the kernel running out of buffers or memory, which an
-// overloaded server meets as often.
+// timeouts), and the kernel running out of buffers or memory (ENOBUFS,
+// ENOMEM), which an overloaded server may meet too.
 func retryable(err error) bool {
 	if errors.Is(err, net.ErrClosed) {
 		return false
