@@ -50,8 +50,7 @@ func BenchmarkQueue(b *testing.B) {
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
-		nd := q.Next(false)
-		q.Remove(nd)
+		nd := q.Pop(false)
 		q.Push(nd, priority.Levels()[i%priority.NumLevels]) // back in, at another level
 		i++
 	}

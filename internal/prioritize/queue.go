@@ -2,27 +2,54 @@ package prioritize
 
 import "github.com/frontdoor-go/frontdoor/priority"
 
+// Buckets is how many tenants a Fair queue tells apart within a level:
+// tenants whose keys fall in the same bucket share its turns.
+const Buckets = 64
+
 // A Queue is a bounded limiter's waiting line ordered by level: a waiter
 // of a higher level is served before any of a lower one, and a newcomer
 // to a full queue may push out a waiter of a lower level (Victim). Within
 // a level the order is the limiter's: oldest first (FIFO) or newest first
 // (LIFO).
 //
+// A Fair queue also takes turns between tenants within a level: the
+// waiters of each level are grouped by Node.Key, the groups are served in
+// turn (round robin, each in the limiter's order), and a full queue pushes
+// out a waiter of the group with the most waiters. So one tenant that
+// sends much more than the others gets at most its turn, and loses its
+// own waiters first.
+//
 // Nodes are intrusive, as in container/list without the allocation: the
 // limiter owns each Node (usually inside its waiter) and pushes it at most
-// once at a time. All operations but Len are O(levels). The zero value is
-// an empty queue. A Queue is not safe for concurrent use: the limiter
-// guards it with its lock.
+// once at a time. The zero value is an empty queue, not fair. A Queue is
+// not safe for concurrent use: the limiter guards it with its lock.
 type Queue[T any] struct {
-	lists [priority.NumLevels]list[T]
-	n     int
+	// Fair, set before the first Push, takes turns between tenants.
+	Fair bool
+
+	levels [priority.NumLevels]level[T]
+	n      int
 }
 
 // A Node is one waiter's place in a Queue; Value is the limiter's.
 type Node[T any] struct {
 	prev, next *Node[T]
-	level      int // index of the level in the Queue, set by Push
-	Value      T
+	level      int8  // index of the level, set by Push
+	bucket     int16 // index of the Key's group, set by Push
+	// Key names the tenant in a Fair queue; it is read by Push.
+	Key   uint64
+	Value T
+}
+
+// A level is the waiters of one level, in groups (one when not fair) of
+// which those with waiters form a ring: cur is the group whose turn it is,
+// -1 when the level is empty.
+type level[T any] struct {
+	groups     []list[T] // allocated at the first Push
+	next, prev []int16   // the ring of groups with waiters
+	cur        int16
+	active     int // groups with waiters
+	n          int
 }
 
 type list[T any] struct {
@@ -33,82 +60,167 @@ type list[T any] struct {
 // Len returns the number of waiters.
 func (q *Queue[T]) Len() int { return q.n }
 
-// Push adds nd, of level l, as the newest waiter of its level.
+// Push adds nd, of level l, as the newest waiter of its level (and, in a
+// Fair queue, of its Key's group, which if new takes its turn last).
 func (q *Queue[T]) Push(nd *Node[T], l priority.Level) {
-	nd.level = l.Index()
-	ls := &q.lists[nd.level]
-	nd.prev, nd.next = ls.tail, nil
-	if ls.tail != nil {
-		ls.tail.next = nd
-	} else {
-		ls.head = nd
+	nd.level = int8(l.Index())
+	lv := &q.levels[nd.level]
+	if lv.groups == nil {
+		n := 1
+		if q.Fair {
+			n = Buckets
+		}
+		lv.groups = make([]list[T], n)
+		lv.next, lv.prev = make([]int16, n), make([]int16, n)
+		lv.cur = -1
 	}
-	ls.tail = nd
-	ls.n++
+	b := int16(0)
+	if q.Fair {
+		b = int16(nd.Key % Buckets)
+	}
+	nd.bucket = b
+	g := &lv.groups[b]
+	if g.n == 0 {
+		lv.join(b)
+	}
+	nd.prev, nd.next = g.tail, nil
+	if g.tail != nil {
+		g.tail.next = nd
+	} else {
+		g.head = nd
+	}
+	g.tail = nd
+	g.n++
+	lv.n++
 	q.n++
+}
+
+// join puts group b in the ring, just before the group whose turn it is.
+func (lv *level[T]) join(b int16) {
+	lv.active++
+	if lv.cur < 0 {
+		lv.cur, lv.next[b], lv.prev[b] = b, b, b
+		return
+	}
+	p := lv.prev[lv.cur]
+	lv.next[p], lv.prev[b] = b, p
+	lv.next[b], lv.prev[lv.cur] = lv.cur, b
+}
+
+// leave takes group b, now empty, out of the ring; if it was its turn, the
+// turn passes to the next.
+func (lv *level[T]) leave(b int16) {
+	lv.active--
+	if lv.next[b] == b {
+		lv.cur = -1
+		return
+	}
+	p, n := lv.prev[b], lv.next[b]
+	lv.next[p], lv.prev[n] = n, p
+	if lv.cur == b {
+		lv.cur = n
+	}
 }
 
 // Remove takes nd, which must be in q, out of it.
 func (q *Queue[T]) Remove(nd *Node[T]) {
-	ls := &q.lists[nd.level]
+	lv := &q.levels[nd.level]
+	g := &lv.groups[nd.bucket]
 	if nd.prev != nil {
 		nd.prev.next = nd.next
 	} else {
-		ls.head = nd.next
+		g.head = nd.next
 	}
 	if nd.next != nil {
 		nd.next.prev = nd.prev
 	} else {
-		ls.tail = nd.prev
+		g.tail = nd.prev
 	}
 	nd.prev, nd.next = nil, nil
-	ls.n--
+	g.n--
+	lv.n--
 	q.n--
+	if g.n == 0 {
+		lv.leave(nd.bucket)
+	}
 }
 
-// Next returns the waiter to serve first, without removing it: of the
-// highest level that has waiters, the oldest, or with lifo the newest. It
-// returns nil if q is empty.
-func (q *Queue[T]) Next(lifo bool) *Node[T] {
-	for i := len(q.lists) - 1; i >= 0; i-- {
-		if ls := &q.lists[i]; ls.n > 0 {
-			if lifo {
-				return ls.tail
-			}
-			return ls.head
+// Pop removes and returns the waiter to serve first: of the highest level
+// that has waiters, the oldest (with lifo the newest) of the group whose
+// turn it is, after which the turn passes to the next group. It returns
+// nil if q is empty.
+func (q *Queue[T]) Pop(lifo bool) *Node[T] {
+	for i := len(q.levels) - 1; i >= 0; i-- {
+		lv := &q.levels[i]
+		if lv.n == 0 {
+			continue
 		}
+		b := lv.cur
+		nd := lv.groups[b].head
+		if lifo {
+			nd = lv.groups[b].tail
+		}
+		q.Remove(nd)
+		if lv.cur == b {
+			lv.cur = lv.next[b]
+		}
+		return nd
 	}
 	return nil
 }
 
-// Ahead returns how many waiters would be served before a newcomer of
-// level l: all those of higher levels, and with FIFO those of its own.
-func (q *Queue[T]) Ahead(l priority.Level, lifo bool) int {
+// Ahead returns how many waiters may be served before a newcomer of level
+// l and key: all those of higher levels, and of its own level those
+// before it in the limiter's order — in a Fair queue at most a turn of
+// each other group per waiter of its own group before it.
+func (q *Queue[T]) Ahead(l priority.Level, key uint64, lifo bool) int {
 	i := l.Index()
 	n := 0
-	for j := i + 1; j < len(q.lists); j++ {
-		n += q.lists[j].n
+	for j := i + 1; j < len(q.levels); j++ {
+		n += q.levels[j].n
 	}
-	if !lifo {
-		n += q.lists[i].n
+	lv := &q.levels[i]
+	if lv.n == 0 {
+		return n
 	}
-	return n
+	own, turns := lv.n, 1 // not fair: one group
+	if q.Fair {
+		g := lv.groups[key%Buckets].n
+		turns = lv.active
+		if g == 0 {
+			turns++
+		}
+		own = min(lv.n, (g+1)*turns-1)
+	}
+	if lifo {
+		own = min(lv.n, turns-1)
+	}
+	return n + own
 }
 
 // Victim returns the waiter that a newcomer of level l pushes out of a
-// full queue, without removing it: the oldest of the lowest level below l
-// that has waiters; with lifo, a waiter of level l itself too (the oldest,
-// as a LIFO queue without levels does). It returns nil when the newcomer
-// must be refused instead.
+// full queue, without removing it: of the lowest level below l that has
+// waiters, the oldest (in a Fair queue, of the group with the most
+// waiters); with lifo, a waiter of level l itself too, as a LIFO queue
+// without levels would. It returns nil when the newcomer must be refused
+// instead.
 func (q *Queue[T]) Victim(l priority.Level, lifo bool) *Node[T] {
 	top := l.Index()
 	if lifo {
 		top++
 	}
 	for i := range top {
-		if ls := &q.lists[i]; ls.n > 0 {
-			return ls.head
+		lv := &q.levels[i]
+		if lv.n == 0 {
+			continue
 		}
+		b, most := lv.cur, lv.groups[lv.cur].n
+		for c := lv.next[b]; c != lv.cur; c = lv.next[c] {
+			if n := lv.groups[c].n; n > most {
+				b, most = c, n
+			}
+		}
+		return lv.groups[b].head
 	}
 	return nil
 }

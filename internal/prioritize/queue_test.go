@@ -33,12 +33,11 @@ func run(ops []op, lifo bool) string {
 	for _, o := range ops {
 		switch {
 		case o.serve:
-			nd := q.Next(lifo)
+			nd := q.Pop(lifo)
 			if nd == nil {
 				out = append(out, "<none>")
 				continue
 			}
-			q.Remove(nd)
 			out = append(out, nd.Value)
 		default:
 			if o.max > 0 && q.Len() >= o.max {
@@ -54,8 +53,7 @@ func run(ops []op, lifo bool) string {
 		}
 	}
 	out = append(out, "|")
-	for nd := q.Next(lifo); nd != nil; nd = q.Next(lifo) {
-		q.Remove(nd)
+	for nd := q.Pop(lifo); nd != nil; nd = q.Pop(lifo) {
 		out = append(out, nd.Value)
 	}
 	return strings.Join(out, " ")
@@ -124,10 +122,10 @@ func TestQueueAhead(t *testing.T) {
 	}{
 		{S, 6, 4}, {SP, 4, 3}, {C, 3, 1}, {CP, 1, 0},
 	} {
-		if got := q.Ahead(tt.l, false); got != tt.fifo {
+		if got := q.Ahead(tt.l, 0, false); got != tt.fifo {
 			t.Errorf("Ahead(%v, FIFO) = %d, want %d", tt.l, got, tt.fifo)
 		}
-		if got := q.Ahead(tt.l, true); got != tt.lifo {
+		if got := q.Ahead(tt.l, 0, true); got != tt.lifo {
 			t.Errorf("Ahead(%v, LIFO) = %d, want %d", tt.l, got, tt.lifo)
 		}
 	}
@@ -147,11 +145,95 @@ func TestQueueRemoveMiddle(t *testing.T) {
 	q.Remove(nodes["a"])
 	q.Push(&Node[string]{Value: "e"}, S)
 	var got []string
-	for nd := q.Next(false); nd != nil; nd = q.Next(false) {
-		q.Remove(nd)
+	for nd := q.Pop(false); nd != nil; nd = q.Pop(false) {
 		got = append(got, nd.Value)
 	}
 	if fmt.Sprint(got) != "[c e]" || q.Len() != 0 {
 		t.Errorf("left %v (Len %d), want [c e] (Len 0)", got, q.Len())
+	}
+}
+
+// TestQueueFair: within a level a Fair queue takes turns between tenants
+// (the key is the first letter of a name), and a full one pushes out the
+// tenant with the most waiters; across levels the order is unchanged.
+func TestQueueFair(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		fair bool
+		lifo bool
+		max  int
+		push []string // "name:level", level S or C
+		pops int
+		want string
+	}{
+		{"turns between tenants", true, false, 0,
+			[]string{"a1:S", "a2:S", "a3:S", "a4:S", "b1:S", "c1:S", "c2:S"}, 7,
+			"a1 b1 c1 a2 c2 a3 a4"},
+		{"not fair: one line", false, false, 0,
+			[]string{"a1:S", "a2:S", "b1:S", "c1:S"}, 4,
+			"a1 a2 b1 c1"},
+		{"turns, newest first within a tenant", true, true, 0,
+			[]string{"a1:S", "a2:S", "a3:S", "b1:S", "b2:S"}, 5,
+			"a3 b2 a2 b1 a1"},
+		{"levels still first", true, false, 0,
+			[]string{"a1:S", "a2:S", "b1:C", "a3:C"}, 4,
+			"b1 a3 a1 a2"},
+		{"full: the noisiest tenant loses", true, false, 4,
+			[]string{"b1:S", "a1:S", "a2:S", "a3:S", "c1:C"}, 4,
+			"-a1 c1 b1 a2 a3"},
+		{"full LIFO: the noisiest tenant of the same level loses", true, true, 4,
+			[]string{"a1:S", "a2:S", "a3:S", "b1:S", "b2:S"}, 4,
+			"-a1 a3 b2 a2 b1"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			q := Queue[string]{Fair: tt.fair}
+			var out []string
+			for _, p := range tt.push {
+				name, lvl, _ := strings.Cut(p, ":")
+				l := S
+				if lvl == "C" {
+					l = C
+				}
+				if tt.max > 0 && q.Len() >= tt.max {
+					v := q.Victim(l, tt.lifo)
+					if v == nil {
+						out = append(out, "!"+name)
+						continue
+					}
+					q.Remove(v)
+					out = append(out, "-"+v.Value)
+				}
+				q.Push(&Node[string]{Key: uint64(name[0]), Value: name}, l)
+			}
+			for range tt.pops {
+				out = append(out, q.Pop(tt.lifo).Value)
+			}
+			if got := strings.Join(out, " "); got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestQueueFairAhead(t *testing.T) {
+	q := Queue[string]{Fair: true}
+	for _, k := range []uint64{'a', 'a', 'a', 'b'} {
+		q.Push(&Node[string]{Key: k}, S)
+	}
+	q.Push(&Node[string]{Key: 'a'}, C)
+	for _, tt := range []struct {
+		key  uint64
+		lifo bool
+		want int
+	}{
+		{'b', false, 1 + 3}, // critical, then a, b, a: its turn comes after a's second
+		{'c', false, 1 + 2}, // a new tenant waits one turn of a and of b
+		{'a', false, 1 + 4}, // the noisy tenant waits behind all
+		{'c', true, 1 + 2},
+		{'a', true, 1 + 1},
+	} {
+		if got := q.Ahead(S, tt.key, tt.lifo); got != tt.want {
+			t.Errorf("Ahead(S, %c, lifo %v) = %d, want %d", tt.key, tt.lifo, got, tt.want)
+		}
 	}
 }
