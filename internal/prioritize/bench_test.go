@@ -22,21 +22,32 @@ func BenchmarkAdmit(b *testing.B) {
 			}
 		})
 	})
-	b.Run("gate", func(b *testing.B) {
-		var c inflight.Counter
-		var g Gate
-		b.ReportAllocs()
-		b.RunParallel(func(pb *testing.PB) {
-			i := 0
-			for pb.Next() {
-				l := priority.Levels()[i%priority.NumLevels]
-				i++
-				if g.TryAcquire(&c, limit, l) {
-					g.Release(&c, l)
+	var keys [8]uint64
+	for i := range keys {
+		keys[i] = Key(string(rune('a' + i)))
+	}
+	for _, fair := range []bool{false, true} {
+		name := "gate"
+		if fair {
+			name = "gate-fair"
+		}
+		b.Run(name, func(b *testing.B) {
+			var c inflight.Counter
+			g := Gate{Fair: fair}
+			b.ReportAllocs()
+			b.RunParallel(func(pb *testing.PB) {
+				i := 0
+				for pb.Next() {
+					l := priority.Levels()[i%priority.NumLevels]
+					key := keys[i%len(keys)]
+					i++
+					if g.TryAcquire(&c, limit, l, key) {
+						g.Release(&c, l, key)
+					}
 				}
-			}
+			})
 		})
-	})
+	}
 }
 
 // BenchmarkQueue pushes and serves waiters of mixed levels, as a limiter
@@ -58,11 +69,13 @@ func BenchmarkQueue(b *testing.B) {
 
 func TestGateAllocs(t *testing.T) {
 	var c inflight.Counter
-	var g Gate
+	g := Gate{Fair: true}
+	tenant := "tenant-a"
 	allocs := testing.AllocsPerRun(1000, func() {
 		for _, l := range priority.Levels() {
-			if g.TryAcquire(&c, 10, l) {
-				g.Release(&c, l)
+			key := Key(tenant)
+			if g.TryAcquire(&c, 10, l, key) {
+				g.Release(&c, l, key)
 			}
 		}
 	})

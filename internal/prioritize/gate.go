@@ -15,6 +15,10 @@ const (
 	// window is how many samples make one estimate of the demand of each
 	// level, after which the reserves are computed anew.
 	window = 32
+	// fairSlack is how many slots below its cutoff a level starts to
+	// share between tenants in a Fair Gate: the slots that a tenant over
+	// its share leaves to the others, idle if they do not take them.
+	fairSlack = 2
 )
 
 // A Gate admits requests against a limit of requests in flight, with no
@@ -31,17 +35,33 @@ const (
 // protected at once and a lull gives the capacity back within a few
 // windows. Until the first window closes nothing is reserved.
 //
-// The zero value is ready to use. A Gate is safe for concurrent use by
+// A Fair Gate also shares each level between tenants (Node.Key's groups,
+// Buckets of them): when a request finds the count within fairSlack slots of
+// its level's cutoff and other tenants of its level are in flight, it is
+// refused if its tenant holds more than the level's average per tenant.
+// So a tenant that sends more than the others keeps what nobody else
+// wants, and gives up first what others want.
+//
+// The zero value is ready to use, not fair. A Gate is safe for concurrent use by
 // multiple goroutines. Nothing on the admission path allocates; the
 // reserves are computed on the path of one arrival in
 // sampleEvery × window, in time linear in the limit at most.
 type Gate struct {
+	// Fair, set before the first TryAcquire, shares each level between
+	// tenants.
+	Fair bool
+
 	// reserved[i] is how many slots level i leaves free for the levels
 	// above. Read on every request, written once a window.
 	reserved [priority.NumLevels]atomic.Int64
 	_        [64]byte
 	// per[i] is written by every request of level i.
 	per [priority.NumLevels]levelCounts
+
+	// tenants[i][b] is how many requests of level i and key group b are
+	// in flight, active[i] how many groups of level i have any: Fair only.
+	tenants [priority.NumLevels][Buckets]atomic.Int64
+	active  [priority.NumLevels]atomic.Int64
 
 	mu      sync.Mutex
 	sum     [priority.NumLevels]int64   // in flight, summed over the samples of this window
@@ -57,28 +77,51 @@ type levelCounts struct {
 	_        [40]byte
 }
 
-// TryAcquire counts one request of level l in c if, counted in, it leaves
-// at least the reserve of l free below limit, and reports whether it did.
-// limit may change from one call to the next (a limit that finds itself);
-// the reserve follows at the next window. A true result must be matched by
-// exactly one Release with the same c and l.
-func (g *Gate) TryAcquire(c *inflight.Counter, limit int64, l priority.Level) bool {
+// TryAcquire counts one request of level l (and tenant key, if g is Fair)
+// in c if, counted in, it leaves at least the reserve of l free below
+// limit, and reports whether it did. limit may change from one call to
+// the next (a limit that finds itself); the reserve follows at the next
+// window. A true result must be matched by exactly one Release with the
+// same c, l and key.
+func (g *Gate) TryAcquire(c *inflight.Counter, limit int64, l priority.Level, key uint64) bool {
 	i := l.Index()
 	p := &g.per[i]
 	if p.arrived.Add(1)%sampleEvery == 0 {
 		g.sample(limit)
 	}
-	if !c.TryInc(limit - g.reserved[i].Load()) {
+	cutoff := limit - g.reserved[i].Load()
+	if g.Fair && g.overShare(c, cutoff, i, key) || !c.TryInc(cutoff) {
 		p.refused.Add(1)
 		return false
 	}
 	p.inFlight.Add(1)
+	if g.Fair && g.tenants[i][key%Buckets].Add(1) == 1 {
+		g.active[i].Add(1)
+	}
 	return true
 }
 
-// Release ends a request of level l admitted by TryAcquire.
-func (g *Gate) Release(c *inflight.Counter, l priority.Level) {
-	g.per[l.Index()].inFlight.Add(-1)
+// overShare reports whether a request of level i and tenant key must give
+// way to other tenants of its level: the count is near the cutoff, and
+// its tenant holds more than the level's average per tenant in flight.
+func (g *Gate) overShare(c *inflight.Counter, cutoff int64, i int, key uint64) bool {
+	if c.Load() < cutoff-fairSlack {
+		return false
+	}
+	active := g.active[i].Load()
+	if active < 2 {
+		return false
+	}
+	return g.tenants[i][key%Buckets].Load()*active > g.per[i].inFlight.Load()
+}
+
+// Release ends a request of level l and tenant key admitted by TryAcquire.
+func (g *Gate) Release(c *inflight.Counter, l priority.Level, key uint64) {
+	i := l.Index()
+	if g.Fair && g.tenants[i][key%Buckets].Add(-1) == 0 {
+		g.active[i].Add(-1)
+	}
+	g.per[i].inFlight.Add(-1)
 	c.Dec()
 }
 

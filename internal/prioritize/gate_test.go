@@ -123,26 +123,26 @@ func TestGateWhoIsRefused(t *testing.T) {
 	var c inflight.Counter
 	// Before any demand is known, a sheddable request may take every slot.
 	for i := range limit {
-		if !g.TryAcquire(&c, limit, priority.Sheddable) {
+		if !g.TryAcquire(&c, limit, priority.Sheddable, 0) {
 			t.Fatalf("sheddable #%d refused with nothing reserved", i+1)
 		}
 	}
-	if g.TryAcquire(&c, limit, priority.CriticalPlus) {
+	if g.TryAcquire(&c, limit, priority.CriticalPlus, 0) {
 		t.Fatal("critical_plus admitted above the limit")
 	}
 	for range limit {
-		g.Release(&c, priority.Sheddable)
+		g.Release(&c, priority.Sheddable, 0)
 	}
 
 	// Ten critical requests stay in flight for a whole window.
 	for range 10 {
-		if !g.TryAcquire(&c, limit, priority.Critical) {
+		if !g.TryAcquire(&c, limit, priority.Critical, 0) {
 			t.Fatal("critical refused below the limit")
 		}
 	}
 	for range sampleEvery * window {
-		if g.TryAcquire(&c, limit, priority.Sheddable) {
-			g.Release(&c, priority.Sheddable)
+		if g.TryAcquire(&c, limit, priority.Sheddable, 0) {
+			g.Release(&c, priority.Sheddable, 0)
 		}
 	}
 	h := g.Reserved(priority.Sheddable)
@@ -155,20 +155,20 @@ func TestGateWhoIsRefused(t *testing.T) {
 	}
 	// Sheddable requests fill up to limit - h, and no further.
 	for c.Load() < limit-h {
-		if !g.TryAcquire(&c, limit, priority.Sheddable) {
+		if !g.TryAcquire(&c, limit, priority.Sheddable, 0) {
 			t.Fatalf("sheddable refused at %d in flight, below %d", c.Load(), limit-h)
 		}
 	}
-	if g.TryAcquire(&c, limit, priority.Sheddable) {
+	if g.TryAcquire(&c, limit, priority.Sheddable, 0) {
 		t.Fatalf("sheddable admitted at %d in flight, into the %d reserved", c.Load()-1, h)
 	}
 	// Critical requests take the reserved slots, up to the limit.
 	for c.Load() < limit {
-		if !g.TryAcquire(&c, limit, priority.Critical) {
+		if !g.TryAcquire(&c, limit, priority.Critical, 0) {
 			t.Fatalf("critical refused at %d in flight, below the limit", c.Load())
 		}
 	}
-	if g.TryAcquire(&c, limit, priority.Critical) {
+	if g.TryAcquire(&c, limit, priority.Critical, 0) {
 		t.Fatal("critical admitted above the limit")
 	}
 	if a, r := g.Counts(priority.CriticalPlus); a != 0 || r != 1 {
@@ -203,5 +203,31 @@ func TestReserve(t *testing.T) {
 			t.Fatalf("reserve(%v, 100) = %d, below reserve(%v, 100) = %d", m, h, m-0.25, prev)
 		}
 		prev = h
+	}
+}
+
+// TestGateFair: two tenants share the sheddable level, one sending four
+// times as much as the other, together 1.2 times capacity. Without
+// fairness both lose the same share; with it the quiet tenant, which asks
+// for less than half, loses little and the noisy one loses the rest.
+func TestGateFair(t *testing.T) {
+	const n = 150000
+	ld := mix(50, 1.2, map[priority.Level]float64{priority.Sheddable: 1})
+	ld.tenants = []float64{4, 1} // key 0 noisy, key 1 quiet
+	plain := through(&Gate{}, ld, n, 5)
+	fair := through(&Gate{Fair: true}, ld, n, 5)
+	noisy, quiet := fair.tenantRefusedShare(0), fair.tenantRefusedShare(1)
+	t.Logf("not fair: noisy %.4f quiet %.4f; fair: noisy %.4f quiet %.4f",
+		plain.tenantRefusedShare(0), plain.tenantRefusedShare(1), noisy, quiet)
+	if quiet > plain.tenantRefusedShare(1)/4 {
+		t.Errorf("fair: quiet tenant refused %.4f, want at most a quarter of %.4f (not fair)", quiet, plain.tenantRefusedShare(1))
+	}
+	if noisy <= quiet {
+		t.Errorf("fair: noisy tenant refused %.4f, not more than the quiet one (%.4f)", noisy, quiet)
+	}
+	g := float64(fair.goodput()) / float64(plain.goodput())
+	t.Logf("fair goodput %.3f of not fair", g)
+	if g < 0.95 {
+		t.Errorf("fair goodput %.3f of not fair, want >= 0.95", g)
 	}
 }

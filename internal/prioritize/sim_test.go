@@ -15,12 +15,21 @@ type load struct {
 	// rate[i] is the arrival rate of level i in units of capacity (limit
 	// requests per mean service time): 1.2 is 20% more than can be served.
 	rate [priority.NumLevels]float64
+	// tenants, if not empty, splits the arrivals of every level between
+	// tenants (keys 0, 1, ...) in these proportions.
+	tenants []float64
 }
 
 // outcome counts the requests of each level that simulate admitted and
 // refused, after a warm-up.
 type outcome struct {
 	admitted, refused [priority.NumLevels]int
+	// per tenant, all levels together
+	tenantAdmitted, tenantRefused [4]int
+}
+
+func (o outcome) tenantRefusedShare(key int) float64 {
+	return float64(o.tenantRefused[key]) / float64(o.tenantAdmitted[key]+o.tenantRefused[key])
 }
 
 func (o outcome) refusedShare(l priority.Level) float64 {
@@ -38,7 +47,7 @@ func (o outcome) goodput() (n int) {
 // simulate runs n arrivals of ld through admit and release in simulated
 // time, deterministic for a seed: a discrete-event simulation, so the
 // result depends on the admission rule alone, not on the machine.
-func simulate(ld load, n int, seed uint64, admit func(*inflight.Counter, priority.Level) bool, release func(*inflight.Counter, priority.Level)) outcome {
+func simulate(ld load, n int, seed uint64, admit func(*inflight.Counter, priority.Level, uint64) bool, release func(*inflight.Counter, priority.Level, uint64)) outcome {
 	rng := rand.New(rand.NewPCG(seed, 1))
 	total := 0.0
 	for _, r := range ld.rate {
@@ -53,7 +62,8 @@ func simulate(ld load, n int, seed uint64, admit func(*inflight.Counter, priorit
 	for k := range n {
 		now += rng.ExpFloat64() / lambda
 		for len(deps) > 0 && deps[0].at <= now {
-			release(&c, heap.Pop(&deps).(departure).level)
+			d := heap.Pop(&deps).(departure)
+			release(&c, d.level, d.key)
 		}
 		u := rng.Float64() * total
 		i := 0
@@ -62,21 +72,36 @@ func simulate(ld load, n int, seed uint64, admit func(*inflight.Counter, priorit
 			i++
 		}
 		l := priority.Levels()[i]
-		ok := admit(&c, l)
+		key := 0
+		if len(ld.tenants) > 0 {
+			u, sum := rng.Float64(), 0.0
+			for _, t := range ld.tenants {
+				sum += t
+			}
+			u *= sum
+			for key < len(ld.tenants)-1 && u >= ld.tenants[key] {
+				u -= ld.tenants[key]
+				key++
+			}
+		}
+		ok := admit(&c, l, uint64(key))
 		if ok {
-			heap.Push(&deps, departure{now + rng.ExpFloat64(), l})
+			heap.Push(&deps, departure{now + rng.ExpFloat64(), l, uint64(key)})
 		}
 		if k < warm {
 			continue
 		}
 		if ok {
 			out.admitted[i]++
+			out.tenantAdmitted[key]++
 		} else {
 			out.refused[i]++
+			out.tenantRefused[key]++
 		}
 	}
 	for len(deps) > 0 {
-		release(&c, heap.Pop(&deps).(departure).level)
+		d := heap.Pop(&deps).(departure)
+		release(&c, d.level, d.key)
 	}
 	return out
 }
@@ -84,6 +109,7 @@ func simulate(ld load, n int, seed uint64, admit func(*inflight.Counter, priorit
 type departure struct {
 	at    float64
 	level priority.Level
+	key   uint64
 }
 
 type departures []departure
@@ -102,15 +128,19 @@ func (d *departures) Pop() any {
 // withGate simulates ld through a Gate.
 func withGate(ld load, n int, seed uint64) (outcome, *Gate) {
 	g := new(Gate)
-	out := simulate(ld, n, seed,
-		func(c *inflight.Counter, l priority.Level) bool { return g.TryAcquire(c, ld.limit, l) },
+	return through(g, ld, n, seed), g
+}
+
+// through simulates ld through g.
+func through(g *Gate, ld load, n int, seed uint64) outcome {
+	return simulate(ld, n, seed,
+		func(c *inflight.Counter, l priority.Level, key uint64) bool { return g.TryAcquire(c, ld.limit, l, key) },
 		g.Release)
-	return out, g
 }
 
 // withoutPriorities simulates ld through a plain limit: today's shed.
 func withoutPriorities(ld load, n int, seed uint64) outcome {
 	return simulate(ld, n, seed,
-		func(c *inflight.Counter, _ priority.Level) bool { return c.TryInc(ld.limit) },
-		func(c *inflight.Counter, _ priority.Level) { c.Dec() })
+		func(c *inflight.Counter, _ priority.Level, _ uint64) bool { return c.TryInc(ld.limit) },
+		func(c *inflight.Counter, _ priority.Level, _ uint64) { c.Dec() })
 }
