@@ -1,6 +1,7 @@
 package concurrency
 
 import (
+	"math"
 	"net/http"
 	"runtime"
 	"sync"
@@ -39,7 +40,8 @@ type Options struct {
 	// QueueTimeout is the most a request may wait in the queue. The wait
 	// budget of a request is QueueTimeout, shortened by its context
 	// deadline (less the estimated service time) if it has one.
-	// 0 means DefaultQueueTimeout; negative panics.
+	// 0 means DefaultQueueTimeout; -1 means no timeout (a request waits
+	// until a slot comes free or its context ends); below -1 panics.
 	QueueTimeout time.Duration
 
 	// Order is the order in which waiting requests get a slot. The zero
@@ -67,6 +69,9 @@ type Options struct {
 	// for requests whose client went away.
 	Reject http.Handler
 }
+
+// noTimeout is the wait budget of QueueTimeout -1: longer than any wait.
+const noTimeout = time.Duration(math.MaxInt64)
 
 // Order is the order in which queued requests are served.
 type Order uint8
@@ -111,7 +116,7 @@ type Limiter struct {
 	svcDev   atomic.Int64 // EWMA of its absolute deviation, nanoseconds
 
 	full, overBudget, timedOut, abandoned atomic.Uint64
-	wait                                  *histogram.Histogram
+	waited                                *histogram.Histogram // time queued
 
 	mu       sync.Mutex
 	q        queue
@@ -134,8 +139,8 @@ func New(o Options) *Limiter {
 		panic("concurrency: Limit must be >= 0")
 	case o.MaxQueue < -1:
 		panic("concurrency: MaxQueue must be >= -1")
-	case o.QueueTimeout < 0:
-		panic("concurrency: QueueTimeout must be >= 0")
+	case o.QueueTimeout < -1:
+		panic("concurrency: QueueTimeout must be >= -1")
 	case o.Order > LIFO:
 		panic("concurrency: unknown Order")
 	case o.CoDelTarget < 0 || o.CoDelInterval < 0:
@@ -150,8 +155,11 @@ func New(o Options) *Limiter {
 	case -1:
 		o.MaxQueue = 0
 	}
-	if o.QueueTimeout == 0 {
+	switch o.QueueTimeout {
+	case 0:
 		o.QueueTimeout = DefaultQueueTimeout
+	case -1:
+		o.QueueTimeout = noTimeout
 	}
 	if o.CoDelTarget > 0 && o.CoDelInterval == 0 {
 		o.CoDelInterval = 20 * o.CoDelTarget
@@ -167,7 +175,7 @@ func New(o Options) *Limiter {
 		running:  o.Counter,
 		gosched:  runtime.Gosched,
 		maxprocs: func() int { return runtime.GOMAXPROCS(0) },
-		wait:     histogram.New(queueWaitBounds, 1e-9),
+		waited:   histogram.New(queueWaitBounds, 1e-9),
 	}
 	if l.running == nil {
 		l.running = new(inflight.Counter)
@@ -205,29 +213,35 @@ func New(o Options) *Limiter {
 // goroutines.
 func (l *Limiter) Handler(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		// Fast path: nobody waits and a slot is free.
-		if l.queued.Load() != 0 || !l.running.TryInc(l.limit) {
-			if !l.acquire(w, r) {
-				return
+		if why, ok := l.acquire(r.Context()); !ok {
+			if why != 0 {
+				l.refuse(w, r)
 			}
+			return
 		}
-		l.admitted.Add(1)
-		// The service time matters only when requests may have to wait,
-		// so it is measured only while every slot is taken; a limiter far
-		// below its limit does not pay for the clock and the shared average.
-		if l.running.Load() < l.limit {
-			defer l.free()
-		} else {
-			defer l.release(time.Now())
-		}
+		defer l.done(l.started())
 		next.ServeHTTP(w, r)
 	})
 }
 
-// release records the duration of a request that started at start and
-// frees its slot.
-func (l *Limiter) release(start time.Time) {
-	l.observe(time.Since(start))
+// started is called by a caller that has just taken a slot. The service
+// time matters only when callers may have to wait, so it is measured only
+// while every slot is taken: started returns the time now then, and the
+// zero time otherwise, so that a limiter far below its limit does not pay
+// for the clock and the shared average.
+func (l *Limiter) started() time.Time {
+	if l.running.Load() < l.limit {
+		return time.Time{}
+	}
+	return time.Now()
+}
+
+// done records the duration of a caller that started at start (unless
+// start is zero) and frees its slot.
+func (l *Limiter) done(start time.Time) {
+	if !start.IsZero() {
+		l.observe(time.Since(start))
+	}
 	l.free()
 }
 

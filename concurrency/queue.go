@@ -3,7 +3,6 @@ package concurrency
 import (
 	"context"
 	"errors"
-	"net/http"
 	"time"
 )
 
@@ -82,21 +81,32 @@ func (l *Limiter) syncLocked() {
 	l.queued.Store(int64(l.q.n))
 }
 
-// acquire waits for a slot. It reports true when the request holds one and
-// must run; otherwise it has already answered (or, for a client that left,
-// deliberately not answered) the request.
-func (l *Limiter) acquire(w http.ResponseWriter, r *http.Request) bool {
-	ctx := r.Context()
+// acquire takes a slot for ctx, waiting in the queue if it must. It
+// reports ok when the caller holds a slot (counted as admitted) and must
+// release it with done. Otherwise why says why it was refused and counted
+// so, or is 0 when ctx was canceled (counted as abandoned).
+//
+// The fast path, nobody waiting and a slot free, is one load and one CAS.
+func (l *Limiter) acquire(ctx context.Context) (why Reason, ok bool) {
+	if l.queued.Load() == 0 && l.running.TryInc(l.limit) {
+		l.admitted.Add(1)
+		return 0, true
+	}
+	return l.wait(ctx)
+}
+
+// wait is acquire when the fast path failed: it queues, or refuses.
+func (l *Limiter) wait(ctx context.Context) (why Reason, ok bool) {
 	if ctx.Err() != nil {
-		l.ended(w, r)
-		return false
+		return l.ended(ctx)
 	}
 	now := time.Now()
 
 	l.mu.Lock()
 	if l.q.n == 0 && l.running.TryInc(l.limit) {
 		l.mu.Unlock()
-		return true
+		l.admitted.Add(1)
+		return 0, true
 	}
 	budget := l.waitBudgetLocked(ctx, now)
 	pos := l.q.n + 1
@@ -110,8 +120,7 @@ func (l *Limiter) acquire(w http.ResponseWriter, r *http.Request) bool {
 	if budget <= 0 || l.q.n > 0 && l.estimate(pos) > budget {
 		l.mu.Unlock()
 		l.overBudget.Add(1)
-		l.refuse(w, r)
-		return false
+		return OverBudget, false
 	}
 	if l.q.n == 0 {
 		l.busySince = now
@@ -120,8 +129,7 @@ func (l *Limiter) acquire(w http.ResponseWriter, r *http.Request) bool {
 		if l.order != LIFO || l.q.n == 0 {
 			l.mu.Unlock()
 			l.full.Add(1)
-			l.refuse(w, r)
-			return false
+			return QueueFull, false
 		}
 		old := l.q.head
 		l.q.remove(old)
@@ -136,16 +144,20 @@ func (l *Limiter) acquire(w http.ResponseWriter, r *http.Request) bool {
 	l.grantLocked()
 	l.mu.Unlock()
 
-	timer := time.NewTimer(budget)
+	var expired <-chan time.Time
+	if budget != noTimeout {
+		timer := time.NewTimer(budget)
+		defer timer.Stop()
+		expired = timer.C
+	}
 	left := false
 	select {
 	case <-wt.ready:
-	case <-timer.C:
+	case <-expired:
 		left = true
 	case <-ctx.Done():
 		left = true
 	}
-	timer.Stop()
 	if left {
 		l.mu.Lock()
 		if wt.state == waiting {
@@ -154,39 +166,39 @@ func (l *Limiter) acquire(w http.ResponseWriter, r *http.Request) bool {
 		}
 		l.mu.Unlock()
 	}
-	l.wait.Observe(int64(time.Since(now)))
+	l.waited.Observe(int64(time.Since(now)))
 
 	if wt.state == granted {
 		if ctx.Err() == nil {
-			return true // granted, possibly just as the timer fired: run it
+			l.admitted.Add(1)
+			return 0, true // granted, possibly just as the timer fired: run it
 		}
 		l.free() // pass the slot on without touching the service time
 	}
 	switch {
 	case ctx.Err() != nil:
-		l.ended(w, r)
+		return l.ended(ctx)
 	case wt.state == evicted:
 		l.full.Add(1)
-		l.refuse(w, r)
+		return QueueFull, false
 	default:
 		l.timedOut.Add(1)
-		l.refuse(w, r)
+		return TimedOut, false
 	}
-	return false
 }
 
-// ended answers a request whose context ended before it could run. A
-// deadline that passed is a timeout: the client may well be connected and
-// waiting (the deadline may come from a middleware or a per-route budget),
-// so it gets the refusal. A canceled context means the client went away:
-// nothing is written.
-func (l *Limiter) ended(w http.ResponseWriter, r *http.Request) {
-	if deadlinePassed(r.Context()) {
+// ended counts a caller whose context ended before it could run. A
+// deadline that passed is a timeout: an HTTP client may well be connected
+// and waiting (the deadline may come from a middleware or a per-route
+// budget), so it is refused. A canceled context means the caller went
+// away: why is 0, and an HTTP client gets nothing.
+func (l *Limiter) ended(ctx context.Context) (why Reason, ok bool) {
+	if deadlinePassed(ctx) {
 		l.timedOut.Add(1)
-		l.refuse(w, r)
-		return
+		return TimedOut, false
 	}
 	l.abandoned.Add(1)
+	return 0, false
 }
 
 // deadlinePassed reports whether ctx ended because of a deadline, given as

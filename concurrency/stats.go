@@ -44,7 +44,7 @@ func (l *Limiter) Stats() Stats {
 		TimedOut:    l.timedOut.Load(),
 		Abandoned:   l.abandoned.Load(),
 		ServiceTime: l.ServiceTime(),
-		QueueWait:   l.wait.Snapshot(),
+		QueueWait:   l.waited.Snapshot(),
 	}
 	s.Refused = s.QueueFull + s.OverBudget + s.TimedOut
 	return s
