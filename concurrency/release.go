@@ -18,7 +18,7 @@ func (l *Limiter) releaser() func() {
 }
 
 // started is called by a caller that has just taken a slot. The service
-// time matters only when callers may have to wait, so it is measured only
+// time matters only when callers may have to wait, so it is timed only
 // while every slot is taken: started returns the time now then, and the
 // zero time otherwise, so that a limiter far below its limit does not pay
 // for the clock and the shared average.

@@ -25,7 +25,7 @@ type Stats struct {
 	Abandoned  uint64 // context canceled (the caller left) before it got a slot: never run, not answered
 
 	// ServiceTime is the moving average of how long a slot is held (the
-	// duration of next), measured while every slot is taken.
+	// duration of next), timed only while every slot is taken.
 	ServiceTime time.Duration
 
 	// QueueWait is the distribution of the time spent queued by requests
