@@ -34,11 +34,11 @@ func NewShedCollector(name string, s *shed.Shedder) prometheus.Collector {
 	return &statsCollector{descs: d.all, collect: func(ch chan<- prometheus.Metric) {
 		st := s.Stats()
 		ch <- counter(admitted, st.Admitted)
-		ch <- counter(refused, st.Shed)
+		ch <- counter(refused, st.Refused)
 		ch <- counter(exempt, st.Exempt)
 		ch <- gauge(inFlight, st.InFlight)
 		ch <- gauge(peak, st.Peak)
-		ch <- gauge(limit, st.Limit)
+		ch <- gauge(limit, int64(st.Limit))
 	}}
 }
 
