@@ -10,8 +10,8 @@ import (
 // NewShedCollector returns a collector of s's counters, labelled
 // name=name. At each scrape it calls s.Stats once and reports:
 //
-//	frontdoor_shed_admitted_total     counter  requests let through
-//	frontdoor_shed_refused_total      counter  requests shed (503)
+//	frontdoor_shed_admitted_total     counter  requests let through, and successful TryAcquire calls
+//	frontdoor_shed_refused_total      counter  requests refused, and failed TryAcquire calls
 //	frontdoor_shed_exempt_total       counter  requests passed by Options.Exempt
 //	frontdoor_shed_in_flight          gauge    requests in flight now
 //	frontdoor_shed_in_flight_peak     gauge    highest in-flight count reached
