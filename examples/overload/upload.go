@@ -142,7 +142,7 @@ func uploadChain(c serverConfig, h http.Handler) http.Handler {
 	sh := shed.New(shed.Options{Limit: uploadShedLimit(c)})
 	collect = append(collect, func(s *serverStats) {
 		st := sh.Stats()
-		s.ShedAdmitted, s.Shed, s.ShedPeak = st.Admitted, st.Shed, st.Peak
+		s.ShedAdmitted, s.Shed, s.ShedPeak = st.Admitted, st.Refused, st.Peak
 	})
 	return sh.Handler(h)
 }
@@ -156,7 +156,7 @@ func splitShed(c serverConfig, h http.Handler) http.Handler {
 	long := shed.New(shed.Options{Limit: uploadShedLimit(c)})
 	collect = append(collect, func(s *serverStats) {
 		a, b := short.Stats(), long.Stats()
-		s.ShedAdmitted, s.Shed, s.ShedPeak = a.Admitted+b.Admitted, a.Shed+b.Shed, max(a.Peak, b.Peak)
+		s.ShedAdmitted, s.Shed, s.ShedPeak = a.Admitted+b.Admitted, a.Refused+b.Refused, max(a.Peak, b.Peak)
 	})
 	hs, hl := short.Handler(h), long.Handler(h)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -172,6 +172,6 @@ func splitShed(c serverConfig, h http.Handler) http.Handler {
 // from the configuration, as in examples/ssr, and is not tuned to the
 // result: every render slot and queue place once, and as many again for
 // requests whose body bodybuffer is still reading, 2 × (limit + queue).
-func uploadShedLimit(c serverConfig) int64 {
-	return 2 * int64(c.limit+c.backlog)
+func uploadShedLimit(c serverConfig) int {
+	return 2 * (c.limit + c.backlog)
 }
