@@ -83,7 +83,7 @@ type result struct {
 	load, capacity, capBurn float64
 	pct                     float64 // goodput as % of capacity (of the moment, in the step scenario)
 	timeouts, refused       float64 // % of the requests sent
-	refP99                  time.Duration
+	okP99, refP99           time.Duration
 	rates                   []float64     // per-second goodput (timeline scenarios)
 	t95, down, up           time.Duration // cold: time to 95%; step: back to 90% after the burner starts, stops; -1: never
 }
@@ -92,7 +92,7 @@ type result struct {
 func newResult(v string, procs int, m, capacity, capBurn float64, o outcome, s step) result {
 	r := result{variant: v, procs: procs, load: m, capacity: capacity, capBurn: capBurn,
 		pct: 100 * o.goodput / capacity, timeouts: o.pct(o.timeouts), refused: o.pct(o.refused),
-		refP99: quantile(o.refusedLat, .99)}
+		okP99: quantile(o.servedLat, .99), refP99: quantile(o.refusedLat, .99)}
 	if !s.timeline {
 		return r
 	}
@@ -166,6 +166,9 @@ func (r result) brief(sc string) string {
 	if r.timeouts >= 1 {
 		s += fmt.Sprintf(" %.0f%% t/o", r.timeouts)
 	}
+	if r.okP99 > 0 {
+		s += " ok p99 " + ms(r.okP99)
+	}
 	if r.refP99 > 0 {
 		s += " ref p99 " + ms(r.refP99)
 	}
@@ -191,10 +194,13 @@ func printReading(sc string, res []result) {
 		if !ok {
 			continue
 		}
-		var ahead, equal, behind []string
+		var ahead, equal, behind, faster []string
 		for _, r := range res {
 			if r.load != m || r.variant == "frontdoor" {
 				continue
+			}
+			if r.faster(o, sc) {
+				faster = append(faster, r.brief(sc))
 			}
 			switch d := r.pct - o.pct; {
 			case d > equalPoints:
@@ -209,7 +215,11 @@ func printReading(sc string, res []result) {
 		for _, l := range []struct {
 			what string
 			vs   []string
-		}{{fmt.Sprintf("ahead (> +%d points)", equalPoints), ahead}, {fmt.Sprintf("equal (±%d points)", equalPoints), equal}, {"behind", behind}} {
+		}{{fmt.Sprintf("ahead (> +%d points)", equalPoints), ahead}, {fmt.Sprintf("equal (±%d points)", equalPoints), equal}, {"behind", behind},
+			{"faster to the target", faster}} {
+			if l.what == "faster to the target" && sc != "cold" && sc != "step" {
+				continue
+			}
 			list := "-"
 			if len(l.vs) > 0 {
 				list = strings.Join(l.vs, "; ")
@@ -217,6 +227,19 @@ func printReading(sc string, res []result) {
 			fmt.Printf("  %-20s %s\n", l.what+":", list)
 		}
 	}
+}
+
+// faster reports whether r reached its target sooner than o in a timeline
+// scenario: t95 (cold), or down or up (step); never counts as forever.
+func (r result) faster(o result, sc string) bool {
+	sooner := func(a, b time.Duration) bool { return a >= 0 && (b < 0 || a < b) }
+	switch sc {
+	case "cold":
+		return sooner(r.t95, o.t95)
+	case "step":
+		return sooner(r.down, o.down) || sooner(r.up, o.up)
+	}
+	return false
 }
 
 // loadsOf returns the loads of res in the order they first appear.

@@ -75,3 +75,25 @@ func TestLognormalMean(t *testing.T) {
 		}
 	}
 }
+
+func TestFaster(t *testing.T) {
+	s := time.Second
+	tests := []struct {
+		sc   string
+		r, o result
+		want bool
+	}{
+		{"cold", result{t95: s}, result{t95: 2 * s}, true},
+		{"cold", result{t95: 2 * s}, result{t95: 2 * s}, false},
+		{"cold", result{t95: 3 * s}, result{t95: -1}, true},
+		{"cold", result{t95: -1}, result{t95: 5 * s}, false},
+		{"step", result{down: 2 * s, up: -1}, result{down: 3 * s, up: s}, true},
+		{"step", result{down: 3 * s, up: 2 * s}, result{down: 3 * s, up: s}, false},
+		{"cpu", result{t95: s}, result{t95: 2 * s}, false},
+	}
+	for _, tt := range tests {
+		if got := tt.r.faster(tt.o, tt.sc); got != tt.want {
+			t.Errorf("%s: %+v.faster(%+v) = %v, want %v", tt.sc, tt.r, tt.o, got, tt.want)
+		}
+	}
+}
