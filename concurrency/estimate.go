@@ -1,6 +1,10 @@
 package concurrency
 
-import "time"
+import (
+	"time"
+
+	"github.com/frontdoor-go/frontdoor/internal/retryafter"
+)
 
 // The service-time estimate drives both refusal at once and Retry-After.
 // Like TCP's retransmission timer it keeps a moving average of the handler
@@ -55,4 +59,16 @@ func (l *Limiter) planned() int64 {
 func (l *Limiter) estimate(pos int) time.Duration {
 	rounds := (int64(pos) + l.limit - 1) / l.limit
 	return time.Duration(rounds * l.planned())
+}
+
+// maxRetryAfter caps the Retry-After header, in seconds: the estimate
+// looks at most a minute ahead, well within retryafter.Max.
+const maxRetryAfter = 60
+
+// RetryAfter returns the Retry-After a refusal would carry now: the
+// estimated time for the queue to drain plus one service time, in whole
+// seconds rounded up, at least 1 and at most 60.
+func (l *Limiter) RetryAfter() int {
+	ns := (l.queued.Load()/l.limit + 1) * l.planned()
+	return int(min(retryafter.Seconds(time.Duration(ns)), maxRetryAfter))
 }

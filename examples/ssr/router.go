@@ -46,7 +46,7 @@ type server struct {
 func newServer(chk *ping.Checker, inFlight *inflight.Counter, cfg config, app http.Handler) *server {
 	s := &server{
 		shed: shed.New(shed.Options{
-			Limit:   cfg.limit,
+			Limit:   int(cfg.limit),
 			Counter: inFlight,
 			Exempt:  func(r *http.Request) bool { return r.URL.Path == "/metrics" },
 		}),
