@@ -1,5 +1,7 @@
 package shed
 
+import "github.com/frontdoor-go/frontdoor/priority"
+
 // TryAcquire takes a place for one unit of work if, counted in, it keeps
 // the in-flight count at or below the limit, and reports whether it did.
 // It never blocks. It is the admission Handler uses, for callers outside
@@ -13,8 +15,12 @@ package shed
 // answers the refusal its own way.
 //
 // Stats counts a true result in Admitted and a false one in Refused, as
-// for requests.
+// for requests. With Options.Priority it is TryAcquireLevel of
+// priority.Default.
 func (s *Shedder) TryAcquire() bool {
+	if s.levels != nil {
+		return s.TryAcquireLevel(priority.Default)
+	}
 	if !s.counter.TryInc(s.limit.Load()) {
 		s.refused.Add(1)
 		return false
@@ -27,4 +33,10 @@ func (s *Shedder) TryAcquire() bool {
 // it more often than TryAcquire succeeded is a bug: Release panics if the
 // count would go below zero, and on a Counter shared with others it gives
 // away a place another caller holds.
-func (s *Shedder) Release() { s.counter.Dec() }
+func (s *Shedder) Release() {
+	if s.levels != nil {
+		s.ReleaseLevel(priority.Default)
+		return
+	}
+	s.counter.Dec()
+}

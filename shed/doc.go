@@ -15,6 +15,25 @@
 // the count of the HTTP middleware, which is a thin user of the same two
 // calls.
 //
+// # Priorities
+//
+// With Options.Priority, each request has a level (package priority) and
+// the lowest levels are refused first. There is no fixed share per level:
+// a level is admitted while, counted in, it leaves free the few places
+// the levels above it need to find one, sized from their recent demand,
+// so that capacity nobody above needs is anyone's. When the levels above
+// need the whole limit, the levels below get nothing; the top level is
+// refused only at the limit, as without priorities. Without a queue,
+// keeping places free costs some capacity under overload, more so for a
+// small limit: a limit of a few slots (CPU-bound handlers) is better
+// served by package concurrency, whose queue orders by level instead.
+// Options.Tenant shares each level between tenants as well.
+//
+//	s := shed.New(shed.Options{Limit: 50, Priority: priority.Header("")})
+//
+// A refusal then names the level it refused in the Frontdoor-Priority
+// header, and Stats counts each level.
+//
 // Shed is not a rate limiter and not per client: it bounds how many
 // requests this process serves at the same time. A request holds its
 // place for as long as it runs, body upload included: where slow uploads

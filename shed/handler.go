@@ -18,9 +18,17 @@ import "net/http"
 // close are set on w with values of the request's own, and Reject writes
 // the rest.
 //
+// With Options.Priority, a request is admitted as by TryAcquireLevel with
+// its level, and a refusal also carries the level refused in the header
+// priority.DefaultHeader ("Frontdoor-Priority: sheddable"), set before
+// Reject is called so that Reject can read it.
+//
 // Admitted requests reach next with the original ResponseWriter and
 // Request, so every optional interface of the writer survives.
 func (s *Shedder) Handler(next http.Handler) http.Handler {
+	if s.levels != nil {
+		return s.levelHandler(next)
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if s.exempt != nil && s.exempt(r) {
 			s.exempted.Add(1)

@@ -6,7 +6,9 @@ import (
 	"time"
 
 	"github.com/frontdoor-go/frontdoor/inflight"
+	"github.com/frontdoor-go/frontdoor/internal/prioritize"
 	"github.com/frontdoor-go/frontdoor/internal/refusal"
+	"github.com/frontdoor-go/frontdoor/priority"
 )
 
 // DefaultRetryAfter is the Retry-After of a refusal when
@@ -49,6 +51,23 @@ type Options struct {
 	// cheap. TryAcquire has no request and never calls it. Nil means no
 	// request is exempt.
 	Exempt func(*http.Request) bool
+
+	// Priority, if not nil, gives each request its level (see package
+	// priority), and the Shedder refuses the lowest levels first: a
+	// request is admitted only while, counted in, it leaves free the few
+	// places that the levels above it need, by their recent demand, to
+	// find one (see Handler). Nil means every request is equal, as
+	// without this option.
+	Priority priority.Classifier
+
+	// Tenant, if not nil, names the tenant (a customer, an API key) of a
+	// request: near the limit of its level, a tenant that holds more
+	// places than the average tenant of its level in flight is refused
+	// first, so one noisy tenant cannot take its level's whole share.
+	// Tenants are told apart by a hash, in a bounded number of groups.
+	// Without Priority, all requests are of priority.Default. It must be
+	// cheap and must not allocate. Nil means no tenants.
+	Tenant func(*http.Request) string
 }
 
 // refusalBody is the body of the default refusal.
@@ -83,6 +102,13 @@ func New(opts Options) *Shedder {
 	if s.counter == nil {
 		s.counter = &s.own
 	}
+	if opts.Priority != nil || opts.Tenant != nil {
+		s.levels = &levels{
+			gate:     prioritize.Gate{Fair: opts.Tenant != nil},
+			classify: opts.Priority,
+			tenant:   opts.Tenant,
+		}
+	}
 	s.limit.Store(int64(opts.Limit))
 	return s
 }
@@ -95,6 +121,7 @@ type Shedder struct {
 	reject  http.Handler
 	exempt  func(*http.Request) bool
 	refusal *refusal.Refusal
+	levels  *levels // nil without Options.Priority and Options.Tenant
 	limit   atomic.Int64
 
 	// The counters below are written on every request; the padding keeps

@@ -1,0 +1,92 @@
+package shed
+
+import (
+	"net/http"
+
+	"github.com/frontdoor-go/frontdoor/internal/prioritize"
+	"github.com/frontdoor-go/frontdoor/priority"
+)
+
+// levels is the state of a Shedder with Options.Priority or Tenant.
+type levels struct {
+	gate     prioritize.Gate
+	classify priority.Classifier // nil: every request is priority.Default
+	tenant   func(*http.Request) string
+}
+
+// levelHeader[i] is the value of the refusal's level header for the level
+// of index i, shared by every default refusal.
+var levelHeader = func() (v [priority.NumLevels][]string) {
+	for i, l := range priority.Levels() {
+		v[i] = []string{l.String()}
+	}
+	return v
+}()
+
+// TryAcquireLevel is TryAcquire for work of level l: with Options.Priority
+// the lowest levels are refused first, so a level is admitted only while,
+// counted in, it leaves free the places that the levels above it need.
+// Those places follow the recent demand of the levels above, so a level
+// that nobody above competes with may fill the whole limit; when the
+// levels above need the whole limit, the levels below get nothing.
+//
+// Every TryAcquireLevel that returns true must be followed by exactly one
+// ReleaseLevel with the same level. Without Options.Priority and
+// Options.Tenant, the level is ignored: it is TryAcquire.
+func (s *Shedder) TryAcquireLevel(l priority.Level) bool {
+	if s.levels == nil {
+		return s.TryAcquire()
+	}
+	return s.tryAcquire(l, 0)
+}
+
+// ReleaseLevel gives back the place taken by a successful
+// TryAcquireLevel(l).
+func (s *Shedder) ReleaseLevel(l priority.Level) {
+	if s.levels == nil {
+		s.counter.Dec()
+		return
+	}
+	s.levels.gate.Release(s.counter, l, 0)
+}
+
+func (s *Shedder) tryAcquire(l priority.Level, key uint64) bool {
+	if !s.levels.gate.TryAcquire(s.counter, s.limit.Load(), l, key) {
+		s.refused.Add(1)
+		return false
+	}
+	s.admitted.Add(1)
+	return true
+}
+
+// levelHandler is Handler with Options.Priority or Tenant.
+func (s *Shedder) levelHandler(next http.Handler) http.Handler {
+	lv := s.levels
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.exempt != nil && s.exempt(r) {
+			s.exempted.Add(1)
+			next.ServeHTTP(w, r)
+			return
+		}
+		l := priority.Default
+		if lv.classify != nil {
+			l = lv.classify(r)
+		}
+		var key uint64
+		if lv.tenant != nil {
+			key = prioritize.Key(lv.tenant(r))
+		}
+		if !s.tryAcquire(l, key) {
+			h := w.Header()
+			if s.reject == nil {
+				h[priority.DefaultHeader] = levelHeader[l.Index()]
+			} else {
+				h[priority.DefaultHeader] = []string{levelHeader[l.Index()][0]}
+			}
+			s.refuse(w, r)
+			return
+		}
+		defer lv.gate.Release(s.counter, l, key)
+		next.ServeHTTP(w, r)
+	})
+}
