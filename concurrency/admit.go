@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"time"
+
+	"github.com/frontdoor-go/frontdoor/priority"
 )
 
 // Acquire takes a slot for a caller outside HTTP (a gRPC interceptor, a
@@ -18,15 +20,22 @@ import (
 // A context whose deadline passes (context.DeadlineExceeded, as error or
 // as cause) is a refusal with Reason TimedOut, as for an HTTP request.
 //
+// With Options.Priority, the caller's level is that of ctx (see
+// priority.WithLevel), priority.Default if it has none.
+//
 // Unlike Handler, which runs a request that finds a free slot whatever its
 // context, Acquire never takes a slot for a context that is already done,
 // so a loop around it ends when its context does.
 func (l *Limiter) Acquire(ctx context.Context) (release func(), err error) {
 	var why Reason
 	ok := false
-	if ctx.Err() != nil {
+	switch {
+	case ctx.Err() != nil:
 		why, ok = l.ended(ctx)
-	} else {
+	case l.levels != nil:
+		lv, _ := priority.FromContext(ctx)
+		why, ok = l.acquireLevel(ctx, lv, 0)
+	default:
 		why, ok = l.acquire(ctx)
 	}
 	if !ok {
@@ -41,12 +50,16 @@ func (l *Limiter) Acquire(ctx context.Context) (release func(), err error) {
 // TryAcquire takes a slot if one is free and nobody waits, without
 // waiting. It reports ok, and release as for Acquire, when it took one. A
 // failed TryAcquire is not counted as a refusal: the caller decides what
-// it means (it may call Acquire next).
+// it means (it may call Acquire next). With Options.Priority, its slot is
+// counted as priority.Default's.
 func (l *Limiter) TryAcquire() (release func(), ok bool) {
 	if l.queued.Load() != 0 || !l.running.TryInc(l.limit) {
 		return nil, false
 	}
 	l.admitted.Add(1)
+	if l.levels != nil {
+		l.levels.count(priority.Default, 0, true)
+	}
 	return l.releaser(), true
 }
 
@@ -61,52 +74,58 @@ func (l *Limiter) acquire(ctx context.Context) (why Reason, ok bool) {
 		l.admitted.Add(1)
 		return 0, true
 	}
-	return l.wait(ctx)
+	return l.wait(ctx, priority.Default, 0)
 }
 
-// wait is acquire when the fast path failed: it queues, or refuses.
-func (l *Limiter) wait(ctx context.Context) (why Reason, ok bool) {
+// wait is acquire when the fast path failed: it queues, or refuses. lv and
+// key are the caller's level and tenant (priority.Default and 0 without
+// Options.Priority and Tenant, which makes the queue a single line).
+func (l *Limiter) wait(ctx context.Context, lv priority.Level, key uint64) (why Reason, ok bool) {
 	if ctx.Err() != nil {
 		return l.ended(ctx)
 	}
 	now := time.Now()
+	lifo := l.order == LIFO
 
 	l.mu.Lock()
-	if l.q.n == 0 && l.running.TryInc(l.limit) {
+	n := l.q.Len()
+	if n == 0 && l.running.TryInc(l.limit) {
 		l.mu.Unlock()
 		l.admitted.Add(1)
 		return 0, true
 	}
 	budget := l.waitBudgetLocked(ctx, now)
-	pos := l.q.n + 1
-	if l.order == LIFO {
-		pos = 1
-	}
+	ahead := l.q.Ahead(lv, key, lifo)
 	// A request that finds nobody waiting waits out its budget whatever
 	// the estimate says: only a request that waits is timed, so refusing
 	// it on the estimate alone could keep a stale estimate alive, and the
 	// cost of a wrong estimate is then one waiter, not every newcomer.
-	if budget <= 0 || l.q.n > 0 && l.estimate(pos) > budget {
+	// With levels, nobody waiting ahead of it is as good.
+	first := n == 0 || l.levels != nil && ahead == 0
+	if budget <= 0 || !first && l.estimate(ahead+1) > budget {
 		l.mu.Unlock()
 		l.overBudget.Add(1)
 		return OverBudget, false
 	}
-	if l.q.n == 0 {
+	if n == 0 {
 		l.busySince = now
 	}
-	if l.q.n >= l.maxQueue {
-		if l.order != LIFO || l.q.n == 0 {
+	if n >= l.maxQueue {
+		// A newcomer pushes out a waiter of a lower level, or with LIFO
+		// of its own; otherwise it is refused.
+		old := l.q.Victim(lv, lifo)
+		if old == nil {
 			l.mu.Unlock()
 			l.full.Add(1)
 			return QueueFull, false
 		}
-		old := l.q.head
-		l.q.remove(old)
-		old.state = evicted
-		close(old.ready)
+		l.q.Remove(old)
+		old.Value.state = evicted
+		close(old.Value.ready)
 	}
 	wt := &waiter{ready: make(chan struct{})}
-	l.q.push(wt)
+	wt.node.Value, wt.node.Key = wt, key
+	l.q.Push(&wt.node, lv)
 	l.syncLocked()
 	// Retry after publishing: a release that ran before we were visible
 	// freed a slot that nobody would hand us.
@@ -130,7 +149,7 @@ func (l *Limiter) wait(ctx context.Context) (why Reason, ok bool) {
 	if left {
 		l.mu.Lock()
 		if wt.state == waiting {
-			l.q.remove(wt)
+			l.q.Remove(&wt.node)
 			l.syncLocked()
 		}
 		l.mu.Unlock()
@@ -190,7 +209,7 @@ func (l *Limiter) waitBudgetLocked(ctx context.Context, now time.Time) time.Dura
 			b = rem
 		}
 	}
-	if l.target > 0 && l.q.n > 0 && b > l.target && now.Sub(l.busySince) > l.interval {
+	if l.target > 0 && l.q.Len() > 0 && b > l.target && now.Sub(l.busySince) > l.interval {
 		b = l.target
 	}
 	return b

@@ -6,6 +6,8 @@ import (
 	"net/http/httptest"
 	"testing"
 	"time"
+
+	"github.com/frontdoor-go/frontdoor/priority"
 )
 
 // The library's benchmarks compare the Limiter with a bare handler only;
@@ -16,6 +18,9 @@ func BenchmarkUncontended(b *testing.B) {
 	ok := http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})
 	b.Run("bare", func(b *testing.B) { serveParallel(b, ok) })
 	b.Run("concurrency", func(b *testing.B) { serveParallel(b, New(Options{Limit: 1 << 20}).Handler(ok)) })
+	b.Run("concurrency-priority", func(b *testing.B) {
+		serveParallel(b, New(Options{Limit: 1 << 20, Priority: priority.Context}).Handler(ok))
+	})
 }
 
 // spin is a handler of about 2µs of CPU, enough to keep a queue busy.
@@ -33,6 +38,8 @@ func BenchmarkContended(b *testing.B) {
 	}{
 		{"bare", spin},
 		{"concurrency", New(Options{Limit: 1, MaxQueue: 1 << 20, QueueTimeout: time.Minute}).Handler(spin)},
+		{"concurrency-priority", New(Options{Limit: 1, MaxQueue: 1 << 20, QueueTimeout: time.Minute,
+			Priority: priority.Context}).Handler(spin)},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			b.SetParallelism(8)

@@ -101,6 +101,25 @@
 // newcomers drops to CoDelTarget, so a standing queue drains. A burst after
 // an idle period starts with the whole budget.
 //
+// # Priorities
+//
+// With Options.Priority each request has a level (package priority), and
+// the queue is ordered by it: the highest level is served first, Order
+// applies within a level, a newcomer to a full queue pushes out the
+// oldest waiter of the lowest level below its own, and a request is
+// judged on its wait behind only those served before it. There is no
+// share per level: with nobody waiting, a free slot goes to whoever comes,
+// so under overload the lower levels wait and are refused first, while the
+// higher ones still find a short line. When a higher level alone needs
+// every slot, the lower ones get none and the higher one is refused as a
+// single class would be. Options.Tenant takes turns between tenants within
+// a level.
+//
+//	l := concurrency.New(concurrency.Options{Limit: 3, Priority: priority.Header("")})
+//
+// A refusal then names the level it refused in the Frontdoor-Priority
+// header, and Stats counts each level.
+//
 // # Counters
 //
 // Stats returns plain counters (running, queued, admitted, refused by

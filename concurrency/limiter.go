@@ -10,6 +10,8 @@ import (
 
 	"github.com/frontdoor-go/frontdoor/inflight"
 	"github.com/frontdoor-go/frontdoor/internal/histogram"
+	"github.com/frontdoor-go/frontdoor/internal/prioritize"
+	"github.com/frontdoor-go/frontdoor/priority"
 )
 
 // Defaults for the zero fields of Options.
@@ -76,6 +78,27 @@ type Options struct {
 	// requests whose client went away. The default is 503 Service
 	// Unavailable with a short plain-text body.
 	Reject http.Handler
+
+	// Priority, if not nil, gives each request its level (see package
+	// priority): the queue serves the highest level first (in Order
+	// within a level), a newcomer to a full queue pushes out the oldest
+	// waiter of the lowest level below its own, and a request's place in
+	// line, which its estimated wait is computed from, counts only the
+	// waiters served before it. A free slot is anyone's: with nobody
+	// waiting, a request of any level runs at once. Acquire takes the
+	// level from its context (priority.FromContext). A refusal names the
+	// level refused in the header priority.DefaultHeader. Nil means every
+	// request is equal, as without this option.
+	Priority priority.Classifier
+
+	// Tenant, if not nil, names the tenant (a customer, an API key) of a
+	// request: within a level, the queue takes turns between tenants, and
+	// a full queue pushes out a waiter of the tenant with the most, so one
+	// noisy tenant cannot take its level's whole share. Tenants are told
+	// apart by a hash, in a bounded number of groups. Without Priority,
+	// all requests are of priority.Default. It must be cheap and must not
+	// allocate. Nil means no tenants.
+	Tenant func(*http.Request) string
 }
 
 // noTimeout is the wait budget of QueueTimeout -1: longer than any wait.
@@ -127,8 +150,10 @@ type Limiter struct {
 	full, overBudget, timedOut, abandoned atomic.Uint64
 	waited                                *histogram.Histogram // time queued
 
+	levels *levels // nil without Options.Priority and Tenant
+
 	mu       sync.Mutex
-	q        queue
+	q        prioritize.Queue[*waiter]
 	handoffs uint64 // slots handed to a waiter on release
 	// busySince is when the queue last became non-empty: CoDel's standing
 	// queue is one that has stayed non-empty for longer than interval.
@@ -190,6 +215,10 @@ func New(o Options) *Limiter {
 	if l.running == nil {
 		l.running = new(inflight.Counter)
 	}
+	if o.Priority != nil || o.Tenant != nil {
+		l.levels = &levels{classify: o.Priority, tenant: o.Tenant}
+		l.q.Fair = o.Tenant != nil
+	}
 	l.procs.Store(int64(l.maxprocs()))
 	return l
 }
@@ -215,6 +244,11 @@ func New(o Options) *Limiter {
 // was canceled (its client went away) it is counted as abandoned and gets
 // no response.
 //
+// With Options.Priority, the queue is ordered by level (see Options), and
+// a refusal also names the level refused in the header
+// priority.DefaultHeader ("Frontdoor-Priority: sheddable"), set before
+// Reject is called so that Reject can read it.
+//
 // next sees the ResponseWriter and Request unchanged, so every optional
 // interface of the writer survives. The slot is released exactly once
 // when next returns or panics (http.ErrAbortHandler included; the panic
@@ -223,6 +257,9 @@ func New(o Options) *Limiter {
 // package documentation). Handler is safe for concurrent use by multiple
 // goroutines.
 func (l *Limiter) Handler(next http.Handler) http.Handler {
+	if l.levels != nil {
+		return l.levelHandler(next)
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if why, ok := l.acquire(r.Context()); !ok {
 			if why != 0 {

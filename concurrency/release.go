@@ -80,22 +80,13 @@ func (l *Limiter) stepAside(refresh bool) {
 	}
 }
 
-// nextLocked returns the waiter to serve first: the oldest for FIFO, the newest
-// for LIFO.
-func (l *Limiter) nextLocked() *waiter {
-	if l.order == LIFO {
-		return l.q.tail
-	}
-	return l.q.head
-}
-
-// grantLocked takes free slots on behalf of waiters, in queue order. It
-// reports whether it granted any.
+// grantLocked takes free slots on behalf of waiters, in queue order: the
+// highest level first and, within a level, the oldest for FIFO, the newest
+// for LIFO. It reports whether it granted any.
 func (l *Limiter) grantLocked() bool {
 	handed := false
-	for l.q.n > 0 && l.running.TryInc(l.limit) {
-		w := l.nextLocked()
-		l.q.remove(w)
+	for l.q.Len() > 0 && l.running.TryInc(l.limit) {
+		w := l.q.Pop(l.order == LIFO).Value
 		w.state = granted
 		close(w.ready)
 		handed = true
@@ -106,5 +97,5 @@ func (l *Limiter) grantLocked() bool {
 
 // syncLocked publishes the queue length.
 func (l *Limiter) syncLocked() {
-	l.queued.Store(int64(l.q.n))
+	l.queued.Store(int64(l.q.Len()))
 }

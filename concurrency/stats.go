@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/frontdoor-go/frontdoor/internal/histogram"
+	"github.com/frontdoor-go/frontdoor/priority"
 )
 
 // Stats is a snapshot of a Limiter's counters. Totals count since New.
@@ -32,6 +33,17 @@ type Stats struct {
 	// that queued, whatever their outcome. Requests that found a free slot
 	// are not in it.
 	QueueWait Histogram
+
+	// Levels counts per level, lowest first (index
+	// priority.Level.Index, as in priority.Levels), with Options.Priority
+	// or Tenant; all zero without.
+	Levels [priority.NumLevels]LevelStats
+}
+
+// LevelStats are the counters of one priority level.
+type LevelStats struct {
+	Admitted uint64 // slots taken by callers of the level
+	Refused  uint64 // callers of the level refused, for any reason
 }
 
 // Stats returns a snapshot of l's counters, read from atomics.
@@ -50,6 +62,12 @@ func (l *Limiter) Stats() Stats {
 		QueueWait:   l.waited.Snapshot(),
 	}
 	s.Refused = s.QueueFull + s.OverBudget + s.TimedOut
+	if l.levels != nil {
+		for i := range s.Levels {
+			p := &l.levels.per[i]
+			s.Levels[i] = LevelStats{Admitted: p.admitted.Load(), Refused: p.refused.Load()}
+		}
+	}
 	return s
 }
 

@@ -4,6 +4,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/frontdoor-go/frontdoor/concurrency"
+	"github.com/frontdoor-go/frontdoor/priority"
 )
 
 // NewConcurrencyCollector returns a collector of l's counters, labelled
@@ -18,6 +19,12 @@ import (
 //	frontdoor_concurrency_queue_limit             gauge      queue bound (0: no queue)
 //	frontdoor_concurrency_service_time_seconds    gauge      moving average duration of next
 //	frontdoor_concurrency_queue_wait_seconds      histogram  time queued, of requests that queued
+//
+// and, for a Limiter with Options.Priority or Tenant, for each level that
+// has had requests, labelled level="sheddable" ... "critical_plus":
+//
+//	frontdoor_concurrency_level_admitted_total{level}  counter  slots taken by the level
+//	frontdoor_concurrency_level_refused_total{level}   counter  503s (and refused Acquire calls) of the level
 //
 // It adds nothing to the Limiter's request path. It panics if name is
 // empty or l is nil. The collector is safe for concurrent use by multiple
@@ -36,6 +43,8 @@ func NewConcurrencyCollector(name string, l *concurrency.Limiter) prometheus.Col
 	queueLimit := d.add("queue_limit", "Most requests the limiter queues (0: no queue).")
 	service := d.add("service_time_seconds", "Moving average of the handler's duration.")
 	wait := d.add("queue_wait_seconds", "Time spent queued by requests that queued, whatever their outcome.")
+	levelAdmitted := d.add("level_admitted_total", "Slots taken by requests of each priority level.", "level")
+	levelRefused := d.add("level_refused_total", "Requests of each priority level the limiter refused.", "level")
 	return &statsCollector{descs: d.all, collect: func(ch chan<- prometheus.Metric) {
 		st := l.Stats()
 		ch <- counter(admitted, st.Admitted)
@@ -50,5 +59,13 @@ func NewConcurrencyCollector(name string, l *concurrency.Limiter) prometheus.Col
 		ch <- prometheus.MustNewConstMetric(service, prometheus.GaugeValue, st.ServiceTime.Seconds())
 		h := st.QueueWait
 		ch <- constHistogram(wait, perBucket(h.Bounds, h.Counts, h.Count, h.Sum))
+		for i, lv := range priority.Levels() {
+			ls := st.Levels[i]
+			if ls.Admitted+ls.Refused == 0 {
+				continue
+			}
+			ch <- counter(levelAdmitted, ls.Admitted, lv.String())
+			ch <- counter(levelRefused, ls.Refused, lv.String())
+		}
 	}}
 }

@@ -4,6 +4,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/frontdoor-go/frontdoor/inflight"
+	"github.com/frontdoor-go/frontdoor/priority"
 	"github.com/frontdoor-go/frontdoor/shed"
 )
 
@@ -16,6 +17,13 @@ import (
 //	frontdoor_shed_in_flight          gauge    requests in flight now
 //	frontdoor_shed_in_flight_peak     gauge    highest in-flight count reached
 //	frontdoor_shed_limit              gauge    the current limit
+//
+// and, for a Shedder with Options.Priority or Tenant, for each level that
+// has had requests, labelled level="sheddable" ... "critical_plus":
+//
+//	frontdoor_shed_level_admitted_total{level}  counter  requests of the level let through
+//	frontdoor_shed_level_refused_total{level}   counter  requests of the level refused
+//	frontdoor_shed_level_reserved{level}        gauge    places the level leaves free for the levels above
 //
 // It adds nothing to the Shedder's request path. It panics if name is
 // empty or s is nil. The collector is safe for concurrent use by multiple
@@ -31,6 +39,9 @@ func NewShedCollector(name string, s *shed.Shedder) prometheus.Collector {
 	inFlight := d.add("in_flight", "Requests in flight in the shedder's counter.")
 	peak := d.add("in_flight_peak", "Highest in-flight count the shedder's counter reached.")
 	limit := d.add("limit", "The shedder's current limit on requests in flight.")
+	levelAdmitted := d.add("level_admitted_total", "Requests of each priority level the shedder let through.", "level")
+	levelRefused := d.add("level_refused_total", "Requests of each priority level the shedder refused.", "level")
+	levelReserved := d.add("level_reserved", "Places in flight each priority level leaves free for the levels above it.", "level")
 	return &statsCollector{descs: d.all, collect: func(ch chan<- prometheus.Metric) {
 		st := s.Stats()
 		ch <- counter(admitted, st.Admitted)
@@ -39,6 +50,15 @@ func NewShedCollector(name string, s *shed.Shedder) prometheus.Collector {
 		ch <- gauge(inFlight, st.InFlight)
 		ch <- gauge(peak, st.Peak)
 		ch <- gauge(limit, int64(st.Limit))
+		for i, l := range priority.Levels() {
+			ls := st.Levels[i]
+			if ls.Admitted+ls.Refused == 0 {
+				continue
+			}
+			ch <- counter(levelAdmitted, ls.Admitted, l.String())
+			ch <- counter(levelRefused, ls.Refused, l.String())
+			ch <- gauge(levelReserved, int64(ls.Reserved), l.String())
+		}
 	}}
 }
 

@@ -14,15 +14,6 @@ type levels struct {
 	tenant   func(*http.Request) string
 }
 
-// levelHeader[i] is the value of the refusal's level header for the level
-// of index i, shared by every default refusal.
-var levelHeader = func() (v [priority.NumLevels][]string) {
-	for i, l := range priority.Levels() {
-		v[i] = []string{l.String()}
-	}
-	return v
-}()
-
 // TryAcquireLevel is TryAcquire for work of level l: with Options.Priority
 // the lowest levels are refused first, so a level is admitted only while,
 // counted in, it leaves free the places that the levels above it need.
@@ -77,12 +68,7 @@ func (s *Shedder) levelHandler(next http.Handler) http.Handler {
 			key = prioritize.Key(lv.tenant(r))
 		}
 		if !s.tryAcquire(l, key) {
-			h := w.Header()
-			if s.reject == nil {
-				h[priority.DefaultHeader] = levelHeader[l.Index()]
-			} else {
-				h[priority.DefaultHeader] = []string{levelHeader[l.Index()][0]}
-			}
+			prioritize.SetHeader(w.Header(), l, s.reject == nil)
 			s.refuse(w, r)
 			return
 		}
