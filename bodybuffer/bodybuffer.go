@@ -51,7 +51,8 @@ type Options struct {
 	IdleTimeout time.Duration
 
 	// Timeout, if positive, bounds the whole body read from the moment the
-	// middleware starts reading; past it the client gets 408.
+	// middleware starts reading; past it the client gets 408. A deadline
+	// of the request context bounds the read the same way.
 	Timeout time.Duration
 
 	// MinRate is the lowest average upload rate, in bytes per second,

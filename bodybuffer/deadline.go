@@ -32,7 +32,7 @@ type limits struct {
 type deadline struct {
 	rc    http.ResponseController
 	lim   *limits
-	begun time.Time
+	begun time.Time // when reading started
 	end   time.Time // total or context deadline; zero: none
 	set   time.Time // deadline currently set; zero: none
 	off   bool      // no bound, or the writer cannot set read deadlines
@@ -41,8 +41,8 @@ type deadline struct {
 func (d *deadline) start(w http.ResponseWriter, ctx context.Context, lim *limits) {
 	d.rc = *http.NewResponseController(w)
 	d.lim = lim
-	d.begun = time.Now()
 	if lim.total > 0 {
+		d.begun = time.Now()
 		d.end = d.begun.Add(lim.total)
 	}
 	if t, ok := ctx.Deadline(); ok && (d.end.IsZero() || t.Before(d.end)) {
@@ -57,6 +57,9 @@ func (d *deadline) refresh(n int64) {
 		return
 	}
 	now := time.Now()
+	if d.begun.IsZero() {
+		d.begun = now // the first read
+	}
 	var due, next time.Time // the bound, and the deadline to set
 	if d.lim.idle > 0 {
 		due, next = now.Add(d.lim.idle), now.Add(d.lim.idle+d.lim.idle/8)
