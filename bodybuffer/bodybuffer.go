@@ -16,10 +16,18 @@ const (
 	// DefaultIdleTimeout bounds the wait between two reads of the body,
 	// nginx's client_body_timeout.
 	DefaultIdleTimeout = 60 * time.Second
+	// DefaultMinRate is the lowest average upload rate accepted, in bytes
+	// per second, once DefaultMinRateGrace has passed: Kestrel's
+	// MinRequestBodyDataRate.
+	DefaultMinRate = 240
+	// DefaultMinRateGrace is how long an upload may run before its
+	// average rate is checked.
+	DefaultMinRateGrace = 5 * time.Second
 )
 
 // Options configure a Buffer. The zero value buffers bodies up to 1 MiB in
-// memory with a 60 s idle timeout and no total deadline.
+// memory with a 60 s idle timeout, a minimum average rate of 240 bytes/s
+// after 5 s, and no total deadline.
 type Options struct {
 	// MaxBytes is the largest body accepted; larger bodies get 413.
 	// 0 means DefaultMaxBytes (1 MiB); -1 means no limit.
@@ -43,16 +51,30 @@ type Options struct {
 	IdleTimeout time.Duration
 
 	// Timeout, if positive, bounds the whole body read from the moment the
-	// middleware starts reading; past it the client gets 408.
+	// middleware starts reading; past it the client gets 408. A deadline
+	// of the request context bounds the read the same way.
 	Timeout time.Duration
+
+	// MinRate is the lowest average upload rate, in bytes per second,
+	// counted from the moment the middleware starts reading. Once
+	// MinRateGrace has passed, a client whose body has arrived at a lower
+	// average rate gets 408: a client trickling a few bytes now and then
+	// is cut off even though no single gap reaches IdleTimeout. 0 means
+	// DefaultMinRate (240 bytes/s); negative disables the check.
+	MinRate int64
+
+	// MinRateGrace is how long an upload may run before MinRate applies.
+	// 0 means DefaultMinRateGrace (5 s); negative means no grace.
+	MinRateGrace time.Duration
 
 	// Skip, if set, lets a request pass through unbuffered when it returns
 	// true (for streaming endpoints). Requests with no body, Upgrade or
 	// CONNECT requests, gRPC and text/event-stream always pass through.
 	Skip func(*http.Request) bool
 
-	// Reject, if set, replaces the default 413, 408 and 400 responses.
-	// Connection: close is already set when it runs; Cause(r) tells why.
+	// Reject, if set, replaces the default 413, 408, 400 and 500
+	// responses. On HTTP/1.x, Connection: close is already set when it
+	// runs (the header values are its own to change); Cause(r) tells why.
 	// It is not called for clients that are gone.
 	Reject http.Handler
 }
@@ -63,8 +85,7 @@ type Buffer struct {
 	maxBytes int64 // -1: no limit
 	memBytes int64
 	dir      string
-	idle     time.Duration // 0: none
-	total    time.Duration // 0: none
+	lim      limits
 	skip     func(*http.Request) bool
 	reject   http.Handler
 	tooLarge *http.MaxBytesError
@@ -82,7 +103,8 @@ func New(o Options) *Buffer {
 		panic("bodybuffer: MemBytes must be >= 0")
 	}
 	b := &Buffer{maxBytes: o.MaxBytes, memBytes: o.MemBytes, dir: o.Dir,
-		idle: o.IdleTimeout, total: o.Timeout, skip: o.Skip, reject: o.Reject}
+		lim:  limits{idle: o.IdleTimeout, total: o.Timeout, rate: o.MinRate, grace: o.MinRateGrace},
+		skip: o.Skip, reject: o.Reject}
 	if b.maxBytes == 0 {
 		b.maxBytes = DefaultMaxBytes
 	}
@@ -96,13 +118,23 @@ func New(o Options) *Buffer {
 		b.dir = os.TempDir()
 	}
 	switch {
-	case b.idle == 0:
-		b.idle = DefaultIdleTimeout
-	case b.idle < 0:
-		b.idle = 0
+	case b.lim.idle == 0:
+		b.lim.idle = DefaultIdleTimeout
+	case b.lim.idle < 0:
+		b.lim.idle = 0
 	}
-	if b.total < 0 {
-		b.total = 0
+	b.lim.total = max(b.lim.total, 0)
+	switch {
+	case b.lim.rate == 0:
+		b.lim.rate = DefaultMinRate
+	case b.lim.rate < 0:
+		b.lim.rate = 0
+	}
+	switch {
+	case b.lim.grace == 0:
+		b.lim.grace = DefaultMinRateGrace
+	case b.lim.grace < 0:
+		b.lim.grace = 0
 	}
 	b.tooLarge = &http.MaxBytesError{Limit: b.maxBytes}
 	return b
@@ -118,27 +150,38 @@ func Limit(maxBytes int64) func(http.Handler) http.Handler {
 // Handler returns a middleware that reads each request body fully before
 // calling next.
 //
-// Sent: 413 (body over MaxBytes), 408 (IdleTimeout or Timeout passed) and
-// 400 (truncated or malformed body), each with Connection: close,
+// Sent: 413 (body over MaxBytes), 408 (IdleTimeout, MinRate, Timeout or
+// the request context's deadline passed), 400 (truncated or malformed
+// body) and 500 (a spool file could not be written), each with
 // Content-Type: text/plain; charset=utf-8 and a short fixed body, or
-// whatever Reject writes. For a client that is gone nothing is written:
+// whatever Reject writes. On HTTP/1.x a refusal also carries
+// Connection: close, and the connection closes shortly after the
+// response: net/http may still read what is left of the body for a short
+// grace, so that a client still uploading reads the answer rather than a
+// reset, however slowly it sends. On HTTP/2 only the refused stream ends;
+// the connection and its other streams go on. For a client that is gone
+// (connection closed, stream reset, context canceled) nothing is written:
 // Handler panics with http.ErrAbortHandler, which makes net/http drop the
 // response without logging (close the connection, reset the stream);
 // middlewares outside see that panic and should let it through.
 //
-// What next sees: the same *http.Request, with Body an in-memory (or
-// spooled) reader over the complete body, ContentLength its length,
+// What next sees: a shallow copy of the request (the caller's
+// *http.Request is never modified), with Body an in-memory (or spooled)
+// reader over the complete body, ContentLength its length,
 // TransferEncoding nil and GetBody returning a fresh reader over the same
-// bytes. The fields are restored when next returns. As for any request
-// body, next must not read Body after it returns: the memory is reused and
-// a spooled file is closed and removed, also when next panics. The
-// ResponseWriter reaches next untouched, so every optional interface
-// survives.
+// bytes. The body stays valid until next returns; next may hand it on
+// (to an http.Transport, which may read and close it after next
+// returned), but a read that starts after next returned fails with an
+// error, and its memory and spool file are released once the last read
+// in progress ends. Files of a multipart form that next parses are
+// removed when it returns. The ResponseWriter reaches next untouched, so
+// every optional interface survives.
 //
 // Timeouts need a ResponseWriter whose read deadline can be set through
 // http.ResponseController (net/http's own, for HTTP/1 and HTTP/2, and
 // wrappers with Unwrap); with any other writer bodies are read with no
-// time bound. The deadlines replace http.Server.ReadTimeout for the body.
+// time bound (a context deadline still turns into 408 once the read
+// ends). The deadlines replace http.Server.ReadTimeout for the body.
 func (b *Buffer) Handler(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b.serve(w, r, next)

@@ -9,7 +9,7 @@
 //
 //	mux := http.NewServeMux()
 //	mux.Handle("POST /render", render)
-//	h := bodybuffer.Limit(1 << 20)(mux) // 1 MiB, 60 s idle timeout
+//	h := bodybuffer.Limit(1 << 20)(mux) // 1 MiB, 60 s idle, 240 bytes/s after 5 s
 //
 // Place it after shed and before concurrency, so refusals stay cheap and a
 // render slot is taken only once the body is complete:
@@ -18,13 +18,18 @@
 //
 // Outcomes, checked in this order:
 //
-//   - body larger than MaxBytes: 413, Connection: close (a declared
-//     Content-Length is refused before the first read, so no 100 Continue
-//     is sent);
-//   - no byte for IdleTimeout, or past Timeout: 408, Connection: close;
+//   - body larger than MaxBytes: 413 (a declared Content-Length is refused
+//     before the first read, so no 100 Continue is sent);
+//   - no byte for IdleTimeout, an average rate below MinRate once
+//     MinRateGrace has passed, past Timeout, or past the request
+//     context's deadline: 408;
 //   - client gone (connection closed, stream reset, context canceled):
 //     nothing is written, it is only counted;
 //   - body truncated or malformed (unexpected EOF, bad chunked framing,
-//     HTTP/2 body shorter than its Content-Length): 400, Connection: close;
+//     body shorter than its Content-Length): 400;
 //   - otherwise the handler runs with the buffered body.
+//
+// On HTTP/1.x every refusal closes the connection (Connection: close):
+// what is left of the body cannot frame the next request. On HTTP/2 only
+// the stream ends.
 package bodybuffer

@@ -11,7 +11,8 @@ import (
 // Errors that Cause reports; match them with errors.Is. A body over
 // MaxBytes is reported as *http.MaxBytesError (match it with errors.As).
 var (
-	// ErrTimeout: no byte arrived for IdleTimeout, or Timeout passed.
+	// ErrTimeout: no byte arrived for IdleTimeout, the upload was slower
+	// than MinRate, Timeout passed, or the request context's deadline.
 	ErrTimeout = errors.New("bodybuffer: timed out reading the request body")
 	// ErrClientGone: the client closed the connection or reset the stream.
 	ErrClientGone = errors.New("bodybuffer: client went away")
@@ -24,21 +25,29 @@ var (
 // errTooLarge marks a body that passed MaxBytes while being read.
 var errTooLarge = errors.New("bodybuffer: body too large")
 
-// errClientGone is returned by serve when EOF was reached but the request
-// context is already canceled.
-var errClientGone = ErrClientGone
+// errCtxDone is returned by read when EOF was reached but the request
+// context is already done.
+var errCtxDone = errors.New("bodybuffer: request context done")
 
 // classify maps a read error to one outcome, in a fixed order. A timeout
 // comes before "client gone" because on HTTP/1 a read deadline also
-// cancels the request context.
+// cancels the request context. A context whose deadline passed (set by
+// an outer middleware, a per-route budget) is a timeout: its client is
+// still there and gets an answer. Only a canceled context means the
+// client is gone.
 func classify(r *http.Request, err error) error {
+	ctx := r.Context()
 	switch {
 	case err == errTooLarge:
 		return errTooLarge
 	case isTimeout(err):
 		return ErrTimeout
-	case err == errClientGone, r.Context().Err() != nil,
-		errors.Is(err, context.Canceled), errors.Is(err, net.ErrClosed):
+	case ctx.Err() != nil:
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(context.Cause(ctx), context.DeadlineExceeded) {
+			return ErrTimeout
+		}
+		return ErrClientGone
+	case errors.Is(err, context.Canceled), errors.Is(err, net.ErrClosed):
 		return ErrClientGone
 	case errors.Is(err, ErrSpool):
 		return ErrSpool

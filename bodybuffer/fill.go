@@ -8,107 +8,139 @@ import (
 
 // initialUnknown is the first buffer for a body of unknown length
 // (chunked, or HTTP/2 without content-length); it doubles as needed.
-const initialUnknown = 4 << 10
+// initialMax caps the first buffer of a body of declared length: a
+// larger body grows by doubling as its bytes arrive, so a declared
+// length alone never makes the middleware allocate.
+const (
+	initialUnknown = 4 << 10
+	initialMax     = 1 << maxClassShift
+)
 
 // errLonger: the body went on past its declared Content-Length.
 var errLonger = errors.New("bodybuffer: body longer than its Content-Length")
 
-// fill reads r.Body to EOF into s: into pooled memory up to memBytes, the
+// read fills u from r.Body and counts the upload while it runs.
+func (b *Buffer) read(w http.ResponseWriter, r *http.Request, u *upload) error {
+	b.c.reading.Add(1)
+	defer b.c.reading.Add(-1)
+	err := b.fill(w, r, u)
+	b.c.bytes.Add(uint64(u.n))
+	if err == nil && r.Context().Err() != nil {
+		// EOF reached, but the client left or the deadline passed
+		// meanwhile (for HTTP/1 the server's background read may have
+		// seen the connection close).
+		err = errCtxDone
+	}
+	return err
+}
+
+// fill reads r.Body to EOF into u: into pooled memory up to memBytes, the
 // rest into a temporary file. It stops as soon as the body passes
-// maxBytes, and sets the read deadline before each read.
-func (b *Buffer) fill(w http.ResponseWriter, r *http.Request, s *body) error {
-	s.dl.start(w, b.idle, b.total)
-	defer s.dl.clear()
+// maxBytes, and sets the read deadline before each read. The deadline is
+// left in place for the caller to clear or extend.
+func (b *Buffer) fill(w http.ResponseWriter, r *http.Request, u *upload) error {
+	u.dl.start(w, r.Context(), &b.lim)
 
 	cl := r.ContentLength
 	size := min(b.memBytes, initialUnknown)
 	if cl >= 0 {
-		size = min(b.memBytes, cl)
+		size = min(b.memBytes, cl, initialMax)
 	}
-	s.buf = getBuf(size)
-	b.c.holdMem(int64(cap(*s.buf)))
+	u.buf = getBuf(size)
+	b.c.holdMem(int64(cap(*u.buf)))
 
-	var n int64 // body bytes read so far
-	used := 0   // bytes in memory not spooled
+	used := 0 // bytes in memory, not spooled
 	for {
-		buf := (*s.buf)[:min(int64(cap(*s.buf)), b.memBytes)]
+		buf := (*u.buf)[:min(int64(cap(*u.buf)), b.memBytes)]
 		var p []byte
+		probing := false // memory is full and the length unknown
 		switch {
-		case s.file != nil:
+		case cl >= 0 && u.n >= cl:
+			// The declared length is in: read once more to see EOF; a
+			// source that goes on past it has a broken framing.
+			p = u.probe[:]
+		case u.file != nil:
 			p = buf // scratch for the file
 		case used < len(buf):
 			p = buf[used:]
-		case cl >= 0 && n >= cl:
-			// Full at the declared length: read once more to see EOF.
 		case int64(len(buf)) < b.memBytes:
-			b.grow(s, min(2*int64(len(buf)), b.memBytes), used)
+			next := min(2*int64(len(buf)), b.memBytes)
+			if cl >= 0 {
+				next = min(next, cl)
+			}
+			b.grow(u, next, used)
 			continue
-		default:
-			if err := b.spool(s, buf[:used]); err != nil {
+		case cl >= 0:
+			// More is declared than memory holds.
+			if err := b.spool(u, buf[:used]); err != nil {
 				return err
 			}
 			used = 0
 			continue
+		default:
+			// One more byte tells whether the body goes on, to a file,
+			// or ends here, exactly memBytes long.
+			p, probing = u.probe[:], true
 		}
-		if cl >= 0 {
-			// Read no further than the declared length, then probe: a
-			// source that goes on past it has a broken framing.
-			if n >= cl {
-				p = s.probe[:]
-			} else if rest := cl - n; int64(len(p)) > rest {
-				p = p[:rest]
-			}
+		if rest := cl - u.n; cl >= 0 && rest > 0 && int64(len(p)) > rest {
+			p = p[:rest]
 		}
 		if b.maxBytes >= 0 {
-			if room := b.maxBytes + 1 - n; int64(len(p)) > room {
-				p = p[:room]
+			// Read at most one byte past the limit: enough to know.
+			if room := b.maxBytes - u.n; int64(len(p)) > room {
+				p = p[:room+1]
 			}
 		}
 
-		s.dl.refresh()
+		u.dl.refresh(u.n)
 		m, err := r.Body.Read(p)
 		if m > 0 {
-			if cl >= 0 && n >= cl {
+			if cl >= 0 && u.n >= cl {
 				return errLonger
 			}
-			n += int64(m)
-			s.n = n
-			if b.maxBytes >= 0 && n > b.maxBytes {
+			u.n += int64(m)
+			if b.maxBytes >= 0 && u.n > b.maxBytes {
 				return errTooLarge
 			}
-			if s.file != nil {
-				if _, werr := s.file.Write(p[:m]); werr != nil {
+			switch {
+			case probing:
+				if err := b.spool(u, buf[:used]); err != nil {
+					return err
+				}
+				used = 0
+				fallthrough
+			case u.file != nil:
+				if _, werr := u.file.Write(p[:m]); werr != nil {
 					return spoolErr(werr)
 				}
-			} else {
+			default:
 				used += m
 			}
 		}
 		if err == io.EOF {
+			if cl >= 0 && u.n < cl {
+				return io.ErrUnexpectedEOF
+			}
 			break
 		}
 		if err != nil {
 			return err
 		}
 	}
-	if s.file != nil {
-		if _, err := s.file.Seek(0, io.SeekStart); err != nil {
-			return spoolErr(err)
-		}
+	if u.file != nil {
 		// The memory was only scratch; give it back before next runs.
-		b.c.holdMem(-int64(cap(*s.buf)))
-		putBuf(s.buf)
-		s.buf = nil
+		free(&b.c, u.buf, nil, "")
+		u.buf = nil
 	}
 	return nil
 }
 
-// grow moves the first used bytes of s's buffer into a buffer of at least
+// grow moves the first used bytes of u's buffer into a buffer of at least
 // size bytes and recycles the old one.
-func (b *Buffer) grow(s *body, size int64, used int) {
+func (b *Buffer) grow(u *upload, size int64, used int) {
 	nb := getBuf(size)
-	copy(*nb, (*s.buf)[:used])
-	b.c.holdMem(int64(cap(*nb)) - int64(cap(*s.buf)))
-	putBuf(s.buf)
-	s.buf = nb
+	copy(*nb, (*u.buf)[:used])
+	b.c.holdMem(int64(cap(*nb)) - int64(cap(*u.buf)))
+	putBuf(u.buf)
+	u.buf = nb
 }

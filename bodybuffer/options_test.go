@@ -21,14 +21,16 @@ func TestNewPanics(t *testing.T) {
 
 func TestDefaults(t *testing.T) {
 	b := New(Options{})
-	if b.maxBytes != DefaultMaxBytes || b.memBytes != DefaultMemBytes || b.idle != DefaultIdleTimeout || b.total != 0 || b.dir != os.TempDir() {
-		t.Errorf("New(Options{}) = %d %d %v %v %q, want the documented defaults", b.maxBytes, b.memBytes, b.idle, b.total, b.dir)
+	want := limits{idle: DefaultIdleTimeout, rate: DefaultMinRate, grace: DefaultMinRateGrace}
+	if b.maxBytes != DefaultMaxBytes || b.memBytes != DefaultMemBytes || b.lim != want || b.dir != os.TempDir() {
+		t.Errorf("New(Options{}) = %d %d %+v %q, want the documented defaults", b.maxBytes, b.memBytes, b.lim, b.dir)
 	}
 	if b := New(Options{MaxBytes: 100}); b.memBytes != 100 {
 		t.Errorf("MemBytes = %d, want capped at MaxBytes 100", b.memBytes)
 	}
-	if b := New(Options{MaxBytes: -1, IdleTimeout: -1}); b.maxBytes != -1 || b.idle != 0 {
-		t.Errorf("MaxBytes, idle = %d, %v, want -1, 0", b.maxBytes, b.idle)
+	b = New(Options{MaxBytes: -1, IdleTimeout: -1, MinRate: -1, MinRateGrace: -1})
+	if b.maxBytes != -1 || b.lim != (limits{}) {
+		t.Errorf("MaxBytes, limits = %d, %+v, want -1, none", b.maxBytes, b.lim)
 	}
 }
 

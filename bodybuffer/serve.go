@@ -25,38 +25,41 @@ func (b *Buffer) serve(w http.ResponseWriter, r *http.Request, next http.Handler
 		return
 	}
 
-	s := getBody()
-	defer b.release(s)
-
-	b.c.reading.Add(1)
-	err := b.fill(w, r, s)
-	b.c.reading.Add(-1)
-	b.c.bytes.Add(uint64(s.n))
-	if err == nil && r.Context().Err() != nil {
-		// EOF reached, but the client left meanwhile (for HTTP/1 the
-		// server's background read has seen the connection close).
-		err = errClientGone
-	}
+	u := getUpload()
+	defer b.putUpload(u) // also when the body's Read panics
+	err := b.read(w, r, u)
 	if err != nil {
+		if r.ProtoMajor >= 2 {
+			// On HTTP/1 the refusal sets a last deadline instead.
+			u.dl.clear()
+		}
 		b.fail(w, r, err)
 		return
 	}
-
+	u.dl.clear()
 	b.c.buffered.Add(1)
-	b.c.sizes.observe(s.n)
-	if s.file != nil {
+	b.c.sizes.observe(u.n)
+	if u.file != nil {
 		b.c.spilled.Add(1)
 	}
 
-	// Hand next the same request with the body swapped in place, and put
-	// the fields back afterwards (also on panic). A copy (r.WithContext or
-	// *r2 = *r) would cost one allocation of an http.Request per request.
-	body, cl, te, gb := r.Body, r.ContentLength, r.TransferEncoding, r.GetBody
+	// Hand next a shallow copy of the request with the body swapped in:
+	// the caller's request is never modified.
+	h := &handoff{req: *r}
+	h.data = content{buf: u.buf, n: u.n, file: u.file, name: u.name, c: &b.c}
+	u.buf, u.file, u.name = nil, nil, ""
+	h.body.data = &h.data
+	r2 := &h.req
+	r2.Body, r2.ContentLength, r2.TransferEncoding, r2.GetBody = &h.body, h.data.n, nil, h.data.reopen
 	defer func() {
-		r.Body, r.ContentLength, r.TransferEncoding, r.GetBody = body, cl, te, gb
+		// Also on panic. net/http removes the files of a multipart form
+		// parsed on its own request only.
+		if r2.MultipartForm != nil && r2.MultipartForm != r.MultipartForm {
+			r2.MultipartForm.RemoveAll()
+		}
+		h.data.release()
 	}()
-	r.Body, r.ContentLength, r.TransferEncoding, r.GetBody = s, s.n, nil, s.getBody
-	next.ServeHTTP(w, r)
+	next.ServeHTTP(w, r2)
 }
 
 // fail classifies a read error, counts it and answers it.

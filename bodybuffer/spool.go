@@ -10,14 +10,14 @@ import (
 // at once, so it vanishes with the descriptor even if the process dies;
 // where unlinking an open file fails (Windows) its name is kept and it is
 // removed on release.
-func (b *Buffer) spool(s *body, head []byte) error {
+func (b *Buffer) spool(u *upload, head []byte) error {
 	f, err := os.CreateTemp(b.dir, "bodybuffer-*")
 	if err != nil {
 		return spoolErr(err)
 	}
-	s.file = f
+	u.file = f
 	if err := os.Remove(f.Name()); err != nil {
-		s.name = f.Name()
+		u.name = f.Name()
 	}
 	if _, err := f.Write(head); err != nil {
 		return spoolErr(err)

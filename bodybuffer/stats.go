@@ -11,14 +11,14 @@ type Stats struct {
 	Bytes       uint64 // body bytes read from clients, whatever the outcome
 	Spilled     uint64 // bodies larger than MemBytes, spooled to a file
 	TooLarge    uint64 // 413: over MaxBytes, declared or read
-	TimedOut    uint64 // 408: IdleTimeout or Timeout passed
+	TimedOut    uint64 // 408: IdleTimeout, MinRate, Timeout or context deadline
 	ClientGone  uint64 // client closed or reset before next could run
 	Truncated   uint64 // 400: body ended early or malformed framing
 	SpoolErrors uint64 // 500: the temporary file could not be written
 	Passed      uint64 // streamed through unbuffered (Upgrade, gRPC, Skip...)
 
 	Reading int64 // bodies being read now
-	MemHeld int64 // bytes of body buffers held now (reading or in next)
+	MemHeld int64 // bytes of body buffers held now (reading, in next, or read by what next handed the body to)
 	MemPeak int64 // highest MemHeld since New
 	Sizes   Histogram
 }

@@ -50,7 +50,7 @@ func newServer(chk *ping.Checker, inFlight *inflight.Counter, cfg config, app ht
 			Counter: inFlight,
 			Exempt:  func(r *http.Request) bool { return r.URL.Path == "/metrics" },
 		}),
-		body: bodybuffer.New(bodybuffer.Options{MaxBytes: cfg.maxBody}),
+		body: bodybuffer.New(bodybuffer.Options{MaxBytes: cfg.maxBody, Timeout: 30 * time.Second}),
 		renders: concurrency.New(concurrency.Options{
 			Limit:        cfg.renders,
 			MaxQueue:     cfg.maxQueue(),
