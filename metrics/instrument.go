@@ -40,7 +40,7 @@ func NewInstrumenter(name string, opts InstrumenterOptions) *Instrumenter {
 	secs := checkBuckets(opts.Buckets)
 	in := &Instrumenter{}
 	for i := range in.classes {
-		in.classes[i].duration = newDurationHistogram(secs)
+		in.classes[i].duration = newDurations(secs)
 	}
 	in.initDescs(name)
 	return in
@@ -77,7 +77,7 @@ type Instrumenter struct {
 // the classes, written by different requests at once, off each other's
 // cache lines.
 type classCounters struct {
-	duration durationHistogram
+	duration durations
 	bytes    atomic.Uint64
 	_        [64]byte
 }

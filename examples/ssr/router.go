@@ -84,3 +84,10 @@ func newServer(chk *ping.Checker, inFlight *inflight.Counter, cfg config, app ht
 	s.Handler = r
 	return s
 }
+
+// load reports the shedder's requests in flight and its limit, for the
+// HAProxy agent's weight; read at every check, it follows SetLimit.
+func (s *server) load() (inFlight, limit int) {
+	st := s.shed.Stats()
+	return int(st.InFlight), int(st.Limit)
+}
