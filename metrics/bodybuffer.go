@@ -54,6 +54,6 @@ func NewBodyBufferCollector(name string, b *bodybuffer.Buffer) prometheus.Collec
 		ch <- gauge(memory, st.MemHeld)
 		ch <- gauge(memoryPeak, st.MemPeak)
 		h := st.Sizes
-		ch <- constHistogram(sizes, perBucket(h.Bounds, h.Counts, h.Count, h.Sum))
+		ch <- constHistogram(sizes, Histogram{Bounds: h.Bounds, Counts: h.Counts, Count: h.Count, Sum: h.Sum})
 	}}
 }
