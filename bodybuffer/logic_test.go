@@ -218,6 +218,13 @@ func TestReadErrors(t *testing.T) {
 			if s := b.Stats(); !tt.want(s) || s.MemHeld != 0 {
 				t.Errorf("Stats() = %+v, not as expected", s)
 			}
+			wantRefused := uint64(1)
+			if tt.status == 0 {
+				wantRefused = 0 // a client gone is aborted, not refused
+			}
+			if got := b.Stats().Refused; got != wantRefused {
+				t.Errorf("Stats().Refused = %d, want %d", got, wantRefused)
+			}
 		})
 	}
 }

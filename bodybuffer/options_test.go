@@ -32,7 +32,7 @@ func TestDefaults(t *testing.T) {
 	if b := New(Options{MaxBytes: 100}); b.memBytes != 100 {
 		t.Errorf("MemBytes = %d, want capped at MaxBytes 100", b.memBytes)
 	}
-	b = New(Options{MaxBytes: -1, IdleTimeout: -1, MinRate: -1, MinRateGrace: -1})
+	b = New(Options{MaxBytes: -1, IdleTimeout: -1, Timeout: -1, MinRate: -1, MinRateGrace: -1})
 	if b.maxBytes != -1 || b.lim != (limits{}) {
 		t.Errorf("MaxBytes, limits = %d, %+v, want -1, none", b.maxBytes, b.lim)
 	}

@@ -106,6 +106,8 @@ func (b *Buffer) fail(w http.ResponseWriter, r *http.Request, err error) {
 // Preformatted refusals: header values and bodies are built once, so a
 // default refusal allocates nothing of ours. These shared values are
 // never handed to user code (a Reject handler gets values of its own).
+// They are not internal/refusal's: that one answers 503 with Retry-After,
+// these four statuses carry no Retry-After.
 var (
 	hdrClose       = []string{"close"}
 	hdrContentType = []string{"text/plain; charset=utf-8"}
