@@ -5,49 +5,8 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"sync"
 	"sync/atomic"
 )
-
-// errReleased is what a body read after the handler returned reports.
-var errReleased = errors.New("bodybuffer: request body read after the handler returned")
-
-// upload is the state of one body being read: the memory and file it is
-// read into, and the read deadline. Uploads are pooled; nothing outside
-// the middleware ever holds one.
-type upload struct {
-	buf   *[]byte // pooled memory; nil after spooling
-	n     int64   // body bytes read
-	file  *os.File
-	name  string  // set only when the file could not be unlinked early
-	probe [1]byte // reads past the known length land here
-	dl    deadline
-}
-
-var uploadPool = sync.Pool{New: func() any { return new(upload) }}
-
-func getUpload() *upload { return uploadPool.Get().(*upload) }
-
-// putUpload frees what u still holds and puts it back in the pool.
-func (b *Buffer) putUpload(u *upload) {
-	free(&b.c, u.buf, u.file, u.name)
-	*u = upload{}
-	uploadPool.Put(u)
-}
-
-// free gives back a body's memory and file.
-func free(c *counters, buf *[]byte, f *os.File, name string) {
-	if buf != nil {
-		c.holdMem(-int64(cap(*buf)))
-		putBuf(buf)
-	}
-	if f != nil {
-		f.Close()
-		if name != "" {
-			os.Remove(name)
-		}
-	}
-}
 
 // handoff is what next receives: a shallow copy of the request, with the
 // complete body. It is allocated per request and never reused, because
@@ -58,6 +17,22 @@ type handoff struct {
 	data content
 	body reader
 }
+
+// handOff moves the body read into u to a new handoff around a shallow
+// copy of r: the caller's request is never modified, and u holds nothing
+// any more.
+func (b *Buffer) handOff(r *http.Request, u *upload) *handoff {
+	h := &handoff{req: *r}
+	h.data = content{buf: u.buf, n: u.n, file: u.file, name: u.name, c: &b.c}
+	u.buf, u.file, u.name = nil, nil, ""
+	h.body.data = &h.data
+	r2 := &h.req
+	r2.Body, r2.ContentLength, r2.TransferEncoding, r2.GetBody = &h.body, h.data.n, nil, h.data.reopen
+	return h
+}
+
+// errReleased is what a body read after the handler returned reports.
+var errReleased = errors.New("bodybuffer: request body read after the handler returned")
 
 // content is a complete body: memory from the pool, or an unlinked
 // temporary file. Every read pins it; the middleware releases it when

@@ -28,7 +28,7 @@ func TestPassThrough(t *testing.T) {
 		method string
 		header http.Header
 		body   io.Reader
-		skip   bool
+		exempt bool
 		passed uint64
 	}{
 		{"no body", "GET", nil, nil, false, 0},
@@ -37,11 +37,11 @@ func TestPassThrough(t *testing.T) {
 		{"grpc", "POST", http.Header{"Content-Type": {"application/grpc+proto"}}, strings.NewReader("x"), false, 1},
 		{"event-stream body", "POST", http.Header{"Content-Type": {"text/event-stream"}}, strings.NewReader("x"), false, 1},
 		{"event-stream accept", "POST", http.Header{"Accept": {"text/html, text/event-stream"}}, strings.NewReader("x"), false, 1},
-		{"skip", "POST", nil, strings.NewReader("x"), true, 1},
+		{"exempt", "POST", nil, strings.NewReader("x"), true, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			b := New(Options{Skip: func(*http.Request) bool { return tt.skip }})
+			b := New(Options{Exempt: func(*http.Request) bool { return tt.exempt }})
 			r := httptest.NewRequest(tt.method, "/", tt.body)
 			for k, v := range tt.header {
 				r.Header[k] = v
@@ -217,6 +217,13 @@ func TestReadErrors(t *testing.T) {
 			}
 			if s := b.Stats(); !tt.want(s) || s.MemHeld != 0 {
 				t.Errorf("Stats() = %+v, not as expected", s)
+			}
+			wantRefused := uint64(1)
+			if tt.status == 0 {
+				wantRefused = 0 // a client gone is aborted, not refused
+			}
+			if got := b.Stats().Refused; got != wantRefused {
+				t.Errorf("Stats().Refused = %d, want %d", got, wantRefused)
 			}
 		})
 	}

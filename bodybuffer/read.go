@@ -2,8 +2,11 @@ package bodybuffer
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"sync"
 )
 
 // initialUnknown is the first buffer for a body of unknown length
@@ -18,6 +21,43 @@ const (
 
 // errLonger: the body went on past its declared Content-Length.
 var errLonger = errors.New("bodybuffer: body longer than its Content-Length")
+
+// upload is the state of one body being read: the memory and file it is
+// read into, and the read deadline. Uploads are pooled; nothing outside
+// the middleware ever holds one.
+type upload struct {
+	buf   *[]byte // pooled memory; nil after spooling
+	n     int64   // body bytes read
+	file  *os.File
+	name  string  // set only when the file could not be unlinked early
+	probe [1]byte // reads past the known length land here
+	dl    deadline
+}
+
+var uploadPool = sync.Pool{New: func() any { return new(upload) }}
+
+func getUpload() *upload { return uploadPool.Get().(*upload) }
+
+// putUpload frees what u still holds and puts it back in the pool.
+func (b *Buffer) putUpload(u *upload) {
+	free(&b.c, u.buf, u.file, u.name)
+	*u = upload{}
+	uploadPool.Put(u)
+}
+
+// free gives back a body's memory and file.
+func free(c *counters, buf *[]byte, f *os.File, name string) {
+	if buf != nil {
+		c.holdMem(-int64(cap(*buf)))
+		putBuf(buf)
+	}
+	if f != nil {
+		f.Close()
+		if name != "" {
+			os.Remove(name)
+		}
+	}
+}
 
 // read fills u from r.Body and counts the upload while it runs.
 func (b *Buffer) read(w http.ResponseWriter, r *http.Request, u *upload) error {
@@ -144,3 +184,25 @@ func (b *Buffer) grow(u *upload, size int64, used int) {
 	putBuf(u.buf)
 	u.buf = nb
 }
+
+// spool moves a body that outgrew memBytes to a new temporary file in
+// b.dir and writes the bytes buffered so far to it. The file is unlinked
+// at once, so it vanishes with the descriptor even if the process dies;
+// where unlinking an open file fails (Windows) its name is kept and it is
+// removed on release.
+func (b *Buffer) spool(u *upload, head []byte) error {
+	f, err := os.CreateTemp(b.dir, "bodybuffer-*")
+	if err != nil {
+		return spoolErr(err)
+	}
+	u.file = f
+	if err := os.Remove(f.Name()); err != nil {
+		u.name = f.Name()
+	}
+	if _, err := f.Write(head); err != nil {
+		return spoolErr(err)
+	}
+	return nil
+}
+
+func spoolErr(err error) error { return fmt.Errorf("%w: %w", ErrSpool, err) }
