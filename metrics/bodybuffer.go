@@ -53,7 +53,6 @@ func NewBodyBufferCollector(name string, b *bodybuffer.Buffer) prometheus.Collec
 		ch <- gauge(reading, st.Reading)
 		ch <- gauge(memory, st.MemHeld)
 		ch <- gauge(memoryPeak, st.MemPeak)
-		h := st.Sizes
-		ch <- constHistogram(sizes, Histogram{Bounds: h.Bounds, Counts: h.Counts, Count: h.Count, Sum: h.Sum})
+		ch <- constHistogram(sizes, st.Sizes)
 	}}
 }
