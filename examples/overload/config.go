@@ -61,7 +61,7 @@ func (c *config) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.scenarios, "scenarios", "", "scenarios to run, of "+strings.Join(scenarioNames, ", ")+"; default cpu,cold (with -full: all but upload)")
 	fs.StringVar(&c.variants, "variants", "", "variants to compare, of "+strings.Join(variantNames(), ", ")+
 		"; default every peer beside frontdoor (upload: "+strings.Join(uploadVars, ",")+", also none)")
-	fs.StringVar(&c.loads, "loads", "", "offered loads of the steady scenarios, as multiples of the measured capacity; default cpu 1.2,3, cold 3 (-full: sleep, cpu 0.5,1.2,2,3, heavy 1.2,2,3, cold 1.2,3, upload 0.5,1.2,2,3)")
+	fs.StringVar(&c.loads, "loads", "", "offered loads of the steady scenarios, as multiples of the measured capacity; default cpu 1.2,3, cold 3 (-full: sleep, cpu 0.5,1.2,2,3, heavy 1.2,2,3, cold 1.2,3, upload 0.5,1.2,2,3); prio: m@critical-share, default "+prioDefaultLoads)
 	fs.BoolVar(&c.full, "full", false, "the full matrix: scenarios sleep,cold,cpu,heavy,step, more loads, the unprotected server too (~12 min)")
 	fs.DurationVar(&c.dur, "duration", 1500*time.Millisecond, "sleep, cpu, heavy: duration of each load step")
 	fs.DurationVar(&c.capDur, "capacity-duration", 1500*time.Millisecond, "duration of a capacity measurement")
@@ -108,7 +108,7 @@ func (c *config) register(fs *flag.FlagSet) {
 }
 
 // scenarioNames lists the scenarios in the order of the full matrix.
-var scenarioNames = []string{"sleep", "cold", "cpu", "heavy", "step", "upload"}
+var scenarioNames = []string{"sleep", "cold", "cpu", "heavy", "step", "upload", "prio"}
 
 // scenarioList returns the scenarios to run.
 func (c config) scenarioList() []string {

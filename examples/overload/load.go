@@ -43,6 +43,12 @@ type outcome struct {
 	okEnds                                []time.Duration // completion times of the 2xx, from the first request
 	serverCPU, genCPU, otherCPU           float64         // cores used on average by the server, this process, the rest
 	servedLat, refusedLat                 []time.Duration
+
+	// With two classes (the prio scenario): per class, 0 sheddable and 1
+	// critical, and the seconds with a critical failure beside a
+	// sheddable success.
+	classes [2]classOutcome
+	mixed   int
 }
 
 func (o *outcome) pct(n int) float64 {
@@ -64,9 +70,10 @@ func quantile(d []time.Duration, q float64) time.Duration {
 
 // attack drives open-loop Poisson load at rate/s against url for dur with
 // a client timeout; workers caps the clients in flight (0: no cap). The
-// requests are GETs, or POSTs of body if it is not nil. Goodput counts
-// the 2xx completed between warm and dur.
-func attack(url string, rate float64, dur, warm, timeout time.Duration, workers uint64, body []byte, seed uint64) outcome {
+// requests are GETs, or POSTs of body if it is not nil, or, if crit > 0,
+// GETs of two classes, critical with probability crit (classTargeter).
+// Goodput counts the 2xx completed between warm and dur.
+func attack(url string, rate float64, dur, warm, timeout time.Duration, workers uint64, body []byte, crit float64, seed uint64) outcome {
 	opts := []func(*vegeta.Attacker){vegeta.Timeout(timeout), vegeta.KeepAlive(true), vegeta.MaxBody(0)}
 	if workers > 0 {
 		opts = append(opts, vegeta.Workers(workers), vegeta.MaxWorkers(workers), vegeta.Connections(int(workers)))
@@ -77,6 +84,10 @@ func attack(url string, rate float64, dur, warm, timeout time.Duration, workers 
 		target.Method, target.Body = "POST", body
 	}
 	tr := vegeta.NewStaticTargeter(target)
+	if crit > 0 {
+		tr = classTargeter(url, crit, seed)
+	}
+	critFailed, shedServed := map[int]bool{}, map[int]bool{}
 	p := &poisson{rate: rate, rng: rand.New(rand.NewPCG(seed, 0))}
 	var o outcome
 	// Goodput counts 2xx that complete inside the attack, after the
@@ -89,8 +100,22 @@ func attack(url string, rate float64, dur, warm, timeout time.Duration, workers 
 			began = r.Timestamp
 		}
 		o.sent++
+		class := classOf(r.URL)
+		var c *classOutcome
+		if class >= 0 {
+			c = &o.classes[class]
+			c.sent++
+		}
+		sec := int(r.Timestamp.Sub(began) / time.Second)
 		switch {
 		case r.Code >= 200 && r.Code < 300:
+			if c != nil {
+				c.served++
+				c.servedLat = append(c.servedLat, r.Latency)
+				if class == 0 {
+					shedServed[sec] = true
+				}
+			}
 			end := r.End().Sub(began)
 			if end >= from && end <= to {
 				inWindow++
@@ -101,12 +126,29 @@ func attack(url string, rate float64, dur, warm, timeout time.Duration, workers 
 		case r.Code == http.StatusServiceUnavailable || r.Code == http.StatusTooManyRequests:
 			o.refused++
 			o.refusedLat = append(o.refusedLat, r.Latency)
+			if c != nil {
+				c.refused++
+				critFailed[sec] = critFailed[sec] || class == 1
+			}
 		case strings.Contains(r.Error, "Client.Timeout") || strings.Contains(r.Error, "deadline exceeded"):
 			o.timeouts++
+			if c != nil {
+				c.timeouts++
+				critFailed[sec] = critFailed[sec] || class == 1
+			}
 		default:
 			o.errs++
+			if c != nil {
+				c.errs++
+			}
 		}
 	}
+	for s, failed := range critFailed {
+		if !failed {
+			delete(critFailed, s)
+		}
+	}
+	o.mixed = mixedSeconds(critFailed, shedServed)
 	o.secs = dur.Seconds()
 	o.window = (to - from).Seconds()
 	o.goodput = float64(inWindow) / o.window

@@ -21,7 +21,11 @@
 //     takes about a core for part of the step: per-second goodput and the
 //     time to get back to 90% of the capacity of the moment, both ways;
 //   - upload: slow uploaders beside the cpu scenario's clients, with
-//     frontdoor's own compositions (concurrency, bodybuffer, shed).
+//     frontdoor's own compositions (concurrency, bodybuffer, shed);
+//   - prio: the cpu scenario's render with two classes of arrivals,
+//     critical and sheddable (20% / 80%, and critical alone at 1.5x):
+//     per class success and p99, frontdoor with and without priorities,
+//     failsafe-go's prioritized limiter, chi.
 //
 // Every variant of a scenario runs with the same GOMAXPROCS (for CPU-bound
 // handlers limit + 1, the sizing rule any library can follow), the same
@@ -47,6 +51,7 @@ import (
 	"os/signal"
 	"runtime"
 	"runtime/pprof"
+	"slices"
 	"syscall"
 	"time"
 
@@ -122,15 +127,19 @@ type scenario struct {
 	loads    []float64
 	variants []string
 	step     step
-	capOnce  bool // capacity is the backend's (limit / sleep), not the host's: not measured
+	capOnce  bool      // capacity is the backend's (limit / sleep), not the host's: not measured
+	shares   []float64 // prio: the critical share of each load
 }
 
 // scenario returns the scenario called name under c; goProcs is Go's
 // default GOMAXPROCS.
 func (c config) scenario(name string, goProcs int) (*scenario, error) {
-	loads, err := c.loadList(name)
-	if err != nil {
-		return nil, err
+	var loads []float64
+	var err error
+	if name != "prio" { // prio parses its own: m@share
+		if loads, err = c.loadList(name); err != nil {
+			return nil, err
+		}
 	}
 	sc := &scenario{name: name, loads: loads, step: step{dur: c.dur, warm: c.dur / 5}}
 	cpuProcs := c.cpuLimit + 1
@@ -164,6 +173,21 @@ func (c config) scenario(name string, goProcs int) (*scenario, error) {
 				"per-second goodput as %% of capacity, t95 = time to the first second at >= 95%% of capacity; goodput column: the second half of the step\n",
 				c.sleepTime, c.sleepLimit, c.sleepTimeout, s.dur)
 		}
+	case "prio":
+		sc.base = cpuBase
+		sc.base.iters = calibrate(c.render)
+		s.timeout, s.capClients = c.cpuTimeout, 2*runtime.NumCPU()
+		list := c.loads
+		if list == "" {
+			list = prioDefaultLoads
+		}
+		if sc.loads, sc.shares, err = parsePrioLoads(list); err != nil {
+			return nil, err
+		}
+		fmt.Printf("\nscenario prio: the cpu scenario's render (%d sha256 rounds ≈ %s), limit %d, queue %d / %s, GOMAXPROCS %d, client timeout %s;\n"+
+			"two classes of open-loop arrivals, critical and sheddable (Frontdoor-Priority header); load: multiple of capacity @ critical share;\n"+
+			"per class: %% served (2xx), refused (503/429), timed out, p99 of the served; mixed: seconds in which a critical request failed while a sheddable one was served\n",
+			sc.base.iters, c.render, sc.base.limit, sc.base.backlog, sc.base.queueTimeout, sc.base.procs, c.cpuTimeout)
 	case "cpu", "heavy", "step":
 		sc.base = cpuBase
 		sc.base.iters = calibrate(c.render)
@@ -207,6 +231,9 @@ func (c config) scenario(name string, goProcs int) (*scenario, error) {
 		return nil, fmt.Errorf("unknown scenario %q (%v)", name, scenarioNames)
 	}
 	sc.variants = defaultVariants(name, c.full)
+	if name == "prio" {
+		sc.variants = slices.Clone(prioVariants)
+	}
 	if c.variants != "" {
 		sc.variants = parseVariants(c.variants)
 	}
@@ -251,12 +278,15 @@ func (sc *scenario) run(c config) error {
 	switch {
 	case sc.name == "upload":
 		printUploadHeader()
+	case sc.name == "prio":
+		printPrioHeader()
 	case s.timeline:
 		printTimelineHeader(sc.name)
 	default:
 		printHeader()
 	}
 	var res []result
+	var prio []prioResult
 	for _, v := range sc.variants {
 		cfg := sc.config(v)
 		if !sc.capOnce {
@@ -269,7 +299,10 @@ func (sc *scenario) run(c config) error {
 		if s.burnTo > s.burnFrom {
 			capBurn = measureCapacity(withVariant(cfg, "none"), s, c.capDur, true)
 		}
-		for _, m := range sc.loads {
+		for i, m := range sc.loads {
+			if sc.shares != nil {
+				s.crit = sc.shares[i]
+			}
 			if c.profDir != "" {
 				cfg.profile = fmt.Sprintf("%s/%s-%s-%.1fx.pprof", c.profDir, sc.name, v, m)
 			}
@@ -291,6 +324,11 @@ func (sc *scenario) run(c config) error {
 			}
 			r := newResult(v, srv.procs, m, capacity, capBurn, o, s)
 			switch {
+			case sc.name == "prio":
+				printPrioRow(v, m, s.crit, capacity, o)
+				prio = append(prio, prioResult{variant: v, load: m, share: s.crit, pct: r.pct,
+					critOK: o.classes[1].pct(o.classes[1].served), shdOK: o.classes[0].pct(o.classes[0].served),
+					critP99: quantile(o.classes[1].servedLat, .99), mixed: o.mixed})
 			case sc.name == "upload":
 				printUploadRow(sc.name, v, srv.procs, m, capacity, o, u, st, time.Duration(wall))
 			case s.timeline:
@@ -301,7 +339,11 @@ func (sc *scenario) run(c config) error {
 			res = append(res, r)
 		}
 	}
-	if sc.name != "upload" {
+	switch sc.name {
+	case "upload":
+	case "prio":
+		printPrioReading(prio, s.timeout)
+	default:
 		printReading(sc.name, res)
 	}
 	return nil
@@ -327,6 +369,8 @@ type step struct {
 
 	share  float64 // share of the arrivals that are slow uploads (0: none)
 	upload uploadSpec
+
+	crit float64 // prio: share of the arrivals that are critical (0: one class)
 }
 
 // run drives one load step against srv: the normal clients at rate/s
@@ -350,7 +394,7 @@ func (s step) run(srv *child, rate float64, seed uint64) (outcome, uploadOutcome
 			startBurner(s.burnTo-s.burnFrom, s.burnThreads).Wait()
 		}
 	}()
-	o := attack(srv.url, rate, s.dur, s.warm, s.timeout, s.clients, s.body, seed)
+	o := attack(srv.url, rate, s.dur, s.warm, s.timeout, s.clients, s.body, s.crit, seed)
 	<-done
 	<-burnt
 	return o, u
