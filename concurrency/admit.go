@@ -100,8 +100,11 @@ func (l *Limiter) wait(ctx context.Context, lv priority.Level, key uint64) (why 
 	// the estimate says: only a request that waits is timed, so refusing
 	// it on the estimate alone could keep a stale estimate alive, and the
 	// cost of a wrong estimate is then one waiter, not every newcomer.
-	// With levels, nobody waiting ahead of it is as good.
-	first := n == 0 || l.levels != nil && ahead == 0
+	// With levels, so is a request that the next slots to come free will
+	// serve (fewer than Limit ahead of it): its estimate is one round of
+	// the pessimistic plan, and refusing a high level on that alone would
+	// refuse the requests that priorities exist to serve.
+	first := n == 0 || l.levels != nil && int64(ahead) < l.limit
 	if budget <= 0 || !first && l.estimate(ahead+1) > budget {
 		l.mu.Unlock()
 		l.overBudget.Add(1)

@@ -84,7 +84,8 @@ type Options struct {
 	// within a level), a newcomer to a full queue pushes out the oldest
 	// waiter of the lowest level below its own, and a request's place in
 	// line, which its estimated wait is computed from, counts only the
-	// waiters served before it. A free slot is anyone's: with nobody
+	// waiters served before it; with fewer than Limit of them it is never
+	// refused on the estimate. A free slot is anyone's: with nobody
 	// waiting, a request of any level runs at once. Acquire takes the
 	// level from its context (priority.FromContext). A refusal names the
 	// level refused in the header priority.DefaultHeader. Nil means every

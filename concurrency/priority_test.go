@@ -211,42 +211,52 @@ func TestPriorityAcquire(t *testing.T) {
 	})
 }
 
-// TestPriorityFirstInLine: a critical request that finds only sheddable
-// ones waiting is first in line, so it waits out its budget instead of
-// being refused on the estimate of a long queue.
+// TestPriorityFirstInLine: a request that the next free slots will serve
+// (fewer than Limit of its level or above ahead of it) waits out its
+// budget instead of being refused on the estimate; one further back is
+// refused on it. A critical request that finds only sheddable ones waiting
+// is first in line.
 func TestPriorityFirstInLine(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		l := New(Options{Limit: 1, MaxQueue: 8, QueueTimeout: 50 * time.Millisecond, Priority: priority.Context})
-		// A service time of 40 ms: waiting behind even one request is
-		// over the budget.
+		l := New(Options{Limit: 2, MaxQueue: 8, QueueTimeout: 50 * time.Millisecond, Priority: priority.Context})
+		// A planned service time above the budget: by the estimate, even
+		// one round of waiting is too long.
 		l.observe(40 * time.Millisecond)
-		hold, _ := l.Acquire(context.Background())
+		hold1, _ := l.Acquire(context.Background())
+		hold2, _ := l.Acquire(context.Background())
+		var mu sync.Mutex
+		var served []string
 		var wg sync.WaitGroup
-		for range 3 {
+		acquire := func(name string, lv priority.Level) {
 			wg.Go(func() {
-				if release, err := l.Acquire(priority.WithLevel(context.Background(), shd)); err == nil {
-					release()
+				release, err := l.Acquire(priority.WithLevel(context.Background(), lv))
+				if err != nil {
+					return
 				}
+				mu.Lock()
+				served = append(served, name)
+				mu.Unlock()
+				release()
 			})
 			synctest.Wait()
 		}
-		var got error = errors.New("not served")
-		wg.Go(func() {
-			release, err := l.Acquire(priority.WithLevel(context.Background(), crit))
-			got = err
-			if err == nil {
-				release()
-			}
-		})
-		synctest.Wait()
+		acquire("s1", shd) // nobody waiting
+		acquire("s2", shd) // one ahead, fewer than Limit
+		acquire("s3", shd) // two ahead: refused on the estimate
+		acquire("c1", crit)
+		acquire("c2", crit)
+		acquire("c3", crit) // two critical ahead: refused on the estimate
 		time.Sleep(10 * time.Millisecond)
-		hold()
+		hold1() // the waiters pass through this slot one by one, in order
+		synctest.Wait()
+		hold2()
 		wg.Wait()
-		if got != nil {
-			t.Errorf("critical behind three sheddable waiters: %v, want served first", got)
+		if got := strings.Join(served, " "); got != "c1 c2 s1 s2" {
+			t.Errorf("served %q, want \"c1 c2 s1 s2\"", got)
 		}
-		if st := l.Stats(); st.OverBudget != 2 {
-			t.Errorf("OverBudget = %d, want 2 (the second and third sheddable)", st.OverBudget)
+		st := l.Stats()
+		if st.OverBudget != 2 || st.Levels[shd.Index()].Refused != 1 || st.Levels[crit.Index()].Refused != 1 {
+			t.Errorf("OverBudget = %d, refused %+v; want 2: s3 and c3", st.OverBudget, st.Levels)
 		}
 	})
 }

@@ -260,6 +260,9 @@ func (sc *scenario) config(v string) serverConfig {
 
 // run measures every variant of sc and prints its table and reading.
 func (sc *scenario) run(c config) error {
+	if sc.name == "prio" {
+		return sc.runPrio(c)
+	}
 	s := sc.step
 	var capacity float64
 	fmt.Printf("capacity: ")
@@ -278,15 +281,12 @@ func (sc *scenario) run(c config) error {
 	switch {
 	case sc.name == "upload":
 		printUploadHeader()
-	case sc.name == "prio":
-		printPrioHeader()
 	case s.timeline:
 		printTimelineHeader(sc.name)
 	default:
 		printHeader()
 	}
 	var res []result
-	var prio []prioResult
 	for _, v := range sc.variants {
 		cfg := sc.config(v)
 		if !sc.capOnce {
@@ -299,10 +299,7 @@ func (sc *scenario) run(c config) error {
 		if s.burnTo > s.burnFrom {
 			capBurn = measureCapacity(withVariant(cfg, "none"), s, c.capDur, true)
 		}
-		for i, m := range sc.loads {
-			if sc.shares != nil {
-				s.crit = sc.shares[i]
-			}
+		for _, m := range sc.loads {
 			if c.profDir != "" {
 				cfg.profile = fmt.Sprintf("%s/%s-%s-%.1fx.pprof", c.profDir, sc.name, v, m)
 			}
@@ -324,11 +321,6 @@ func (sc *scenario) run(c config) error {
 			}
 			r := newResult(v, srv.procs, m, capacity, capBurn, o, s)
 			switch {
-			case sc.name == "prio":
-				printPrioRow(v, m, s.crit, capacity, o)
-				prio = append(prio, prioResult{variant: v, load: m, share: s.crit, pct: r.pct,
-					critOK: o.classes[1].pct(o.classes[1].served), shdOK: o.classes[0].pct(o.classes[0].served),
-					critP99: quantile(o.classes[1].servedLat, .99), mixed: o.mixed})
 			case sc.name == "upload":
 				printUploadRow(sc.name, v, srv.procs, m, capacity, o, u, st, time.Duration(wall))
 			case s.timeline:
@@ -339,11 +331,7 @@ func (sc *scenario) run(c config) error {
 			res = append(res, r)
 		}
 	}
-	switch sc.name {
-	case "upload":
-	case "prio":
-		printPrioReading(prio, s.timeout)
-	default:
+	if sc.name != "upload" {
 		printReading(sc.name, res)
 	}
 	return nil
