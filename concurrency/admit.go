@@ -105,7 +105,17 @@ func (l *Limiter) wait(ctx context.Context, lv priority.Level, key uint64) (why 
 	// the pessimistic plan, and refusing a high level on that alone would
 	// refuse the requests that priorities exist to serve.
 	first := n == 0 || l.levels != nil && int64(ahead) < l.limit
-	if budget <= 0 || !first && l.estimate(ahead+1) > budget {
+	// The estimate is a bound, so that a request rarely waits out its
+	// budget in vain; but with levels, a request that has waiters of lower
+	// levels behind it is one that priorities exist to serve: it is
+	// judged on the mean wait, and if that was too hopeful it waits out
+	// its budget and is refused then, still before a client timeout the
+	// budget was set below.
+	est := l.estimate
+	if l.levels != nil && l.q.Below(lv) {
+		est = l.meanWait
+	}
+	if budget <= 0 || !first && est(ahead+1) > budget {
 		l.mu.Unlock()
 		l.overBudget.Add(1)
 		return OverBudget, false

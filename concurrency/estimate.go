@@ -61,6 +61,13 @@ func (l *Limiter) estimate(pos int) time.Duration {
 	return time.Duration(rounds * l.planned())
 }
 
+// meanWait returns the mean expected wait of the request at 1-based place
+// pos in line: pos/Limit of the average service time. With priorities it
+// judges a request that has waiters of lower levels behind it (see wait).
+func (l *Limiter) meanWait(pos int) time.Duration {
+	return time.Duration(int64(pos) * l.svc.Load() / l.limit)
+}
+
 // maxRetryAfter caps the Retry-After header, in seconds: the estimate
 // looks at most a minute ahead, well within retryafter.Max.
 const maxRetryAfter = 60

@@ -260,3 +260,55 @@ func TestPriorityFirstInLine(t *testing.T) {
 		}
 	})
 }
+
+// TestPriorityMeanWait: a critical request with sheddable ones waiting
+// behind it is judged on its mean wait, not on the bound; in a queue of
+// its own level alone, on the bound as without priorities.
+func TestPriorityMeanWait(t *testing.T) {
+	for _, tt := range []struct {
+		name       string
+		sheddable  bool // a sheddable request waits first
+		wantServed string
+	}{
+		{"sheddable behind", true, "c1 c2 c3 s1"},
+		{"critical alone", false, "c1 c2"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				l := New(Options{Limit: 1, MaxQueue: 8, QueueTimeout: 50 * time.Millisecond, Priority: priority.Context})
+				// Average 10 ms, deviation 5 ms: the bound plans 20 ms a
+				// request, so a third in line (60 ms) is over the budget;
+				// its mean wait (30 ms) is not.
+				l.observe(10 * time.Millisecond)
+				hold, _ := l.Acquire(context.Background())
+				var mu sync.Mutex
+				var served []string
+				var wg sync.WaitGroup
+				acquire := func(name string, lv priority.Level) {
+					wg.Go(func() {
+						release, err := l.Acquire(priority.WithLevel(context.Background(), lv))
+						if err != nil {
+							return
+						}
+						mu.Lock()
+						served = append(served, name)
+						mu.Unlock()
+						release()
+					})
+					synctest.Wait()
+				}
+				if tt.sheddable {
+					acquire("s1", shd)
+				}
+				acquire("c1", crit)
+				acquire("c2", crit)
+				acquire("c3", crit)
+				hold()
+				wg.Wait()
+				if got := strings.Join(served, " "); got != tt.wantServed {
+					t.Errorf("served %q, want %q", got, tt.wantServed)
+				}
+			})
+		})
+	}
+}

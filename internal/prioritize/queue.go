@@ -198,6 +198,16 @@ func (q *Queue[T]) Ahead(l priority.Level, key uint64, lifo bool) int {
 	return n + own
 }
 
+// Below reports whether any waiter is of a level below l.
+func (q *Queue[T]) Below(l priority.Level) bool {
+	for i := range l.Index() {
+		if q.levels[i].n > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // Victim returns the waiter that a newcomer of level l pushes out of a
 // full queue, without removing it: of the lowest level below l that has
 // waiters, the oldest (in a Fair queue, of the group with the most

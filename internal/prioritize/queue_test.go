@@ -237,3 +237,17 @@ func TestQueueFairAhead(t *testing.T) {
 		}
 	}
 }
+
+func TestQueueBelow(t *testing.T) {
+	var q Queue[int]
+	q.Push(&Node[int]{}, SP)
+	q.Push(&Node[int]{}, CP)
+	for _, tt := range []struct {
+		l    priority.Level
+		want bool
+	}{{S, false}, {SP, false}, {C, true}, {CP, true}} {
+		if got := q.Below(tt.l); got != tt.want {
+			t.Errorf("Below(%v) = %v, want %v", tt.l, got, tt.want)
+		}
+	}
+}
