@@ -94,7 +94,11 @@ func (g *Gate) TryAcquire(c *inflight.Counter, limit int64, l priority.Level, ke
 		p.refused.Add(1)
 		return false
 	}
-	p.inFlight.Add(1)
+	// The lowest level is above nobody: its demand is never needed, but
+	// for a Fair Gate's shares.
+	if i > 0 || g.Fair {
+		p.inFlight.Add(1)
+	}
 	if g.Fair && g.tenants[i][key%Buckets].Add(1) == 1 {
 		g.active[i].Add(1)
 	}
@@ -121,7 +125,9 @@ func (g *Gate) Release(c *inflight.Counter, l priority.Level, key uint64) {
 	if g.Fair && g.tenants[i][key%Buckets].Add(-1) == 0 {
 		g.active[i].Add(-1)
 	}
-	g.per[i].inFlight.Add(-1)
+	if i > 0 || g.Fair {
+		g.per[i].inFlight.Add(-1)
+	}
 	c.Dec()
 }
 
