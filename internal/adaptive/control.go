@@ -173,14 +173,11 @@ func (c *Controller) update(w window) {
 		lim = max(lim, target) // never shrink while the limit does not bind
 	case !inflated:
 		lim = max(lim*gain, target) // the limit binds below the knee: grow
-	case w.rate >= capacity/inflation:
-		// Queueing at capacity: back to the knee.
-		lim = max(target, lim/2)
 	default:
-		// Latency up and goodput down: either capacity fell or the work got
-		// slower. Step down gently; if latency does not follow the limit,
+		// Queueing: back to the knee, at most halving per window. If the
+		// work only got slower, latency does not follow the limit down and
 		// the next window raises the baseline instead.
-		lim = min(lim, max(gain*w.rate*base, lim*0.8))
+		lim = max(target, lim/2)
 	}
 
 	lim = c.schedCeiling(w, lim)
