@@ -8,7 +8,6 @@ require (
 	github.com/prometheus/client_golang v1.23.2
 	github.com/prometheus/client_model v0.6.3
 	github.com/prometheus/common v0.67.4
-	go.uber.org/goleak v1.3.0
 	golang.org/x/net v0.47.0
 )
 

@@ -14,15 +14,27 @@ import (
 	"time"
 )
 
-// spyWriter records whether anything was written.
+// spyWriter records whether anything was written, and the status sent
+// (0 while nothing was).
 type spyWriter struct {
 	h       http.Header
 	touched bool
+	code    int
 }
 
-func (s *spyWriter) Header() http.Header         { return s.h }
-func (s *spyWriter) WriteHeader(int)             { s.touched = true }
-func (s *spyWriter) Write(b []byte) (int, error) { s.touched = true; return len(b), nil }
+func (s *spyWriter) Header() http.Header { return s.h }
+
+func (s *spyWriter) WriteHeader(code int) {
+	s.touched = true
+	if s.code == 0 {
+		s.code = code
+	}
+}
+
+func (s *spyWriter) Write(b []byte) (int, error) {
+	s.WriteHeader(http.StatusOK)
+	return len(b), nil
+}
 
 func TestAbandonedWhileQueued(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/frontdoor-go/frontdoor/inflight"
+	"github.com/frontdoor-go/frontdoor/internal/histogram"
 )
 
 // Defaults for the zero fields of Options.
@@ -62,7 +63,8 @@ type Options struct {
 
 	// Reject, if not nil, writes the response of a refused request instead
 	// of the default 503. It is called with the Retry-After header already
-	// set on w. It is not called for requests whose client went away.
+	// set on w, in a value of its own that it may change. It is not called
+	// for requests whose client went away.
 	Reject http.Handler
 }
 
@@ -92,24 +94,31 @@ type Limiter struct {
 	interval time.Duration // CoDel interval
 	reject   http.Handler
 	running  *inflight.Counter
-	gosched  func() // runtime.Gosched; tests count the calls
+	gosched  func()     // runtime.Gosched; tests count the calls
+	maxprocs func() int // runtime.GOMAXPROCS(0); tests replace it
+	// procs caches maxprocs(), refreshed every procsEvery handoffs: it
+	// is read on each handoff and written rarely.
+	procs atomic.Int64
 	// queued is read by every request and written only when the queue
 	// changes: it shares its cache line with the read-only fields above,
 	// not with the counters every request writes.
 	queued atomic.Int64 // gauge mirrored from q.n, read without mu
 	_      [64]byte
 
-	admitted  atomic.Uint64
-	_         [56]byte
-	lastEmpty atomic.Int64 // unix nanos when the queue was last seen empty
-	svc       atomic.Int64 // EWMA of handler duration, nanoseconds
-	svcDev    atomic.Int64 // EWMA of its absolute deviation, nanoseconds
+	admitted atomic.Uint64
+	_        [56]byte
+	svc      atomic.Int64 // EWMA of handler duration, nanoseconds
+	svcDev   atomic.Int64 // EWMA of its absolute deviation, nanoseconds
 
 	full, overBudget, timedOut, abandoned atomic.Uint64
-	wait                                  *histogram
+	wait                                  *histogram.Histogram
 
-	mu sync.Mutex
-	q  queue
+	mu       sync.Mutex
+	q        queue
+	handoffs uint64 // slots handed to a waiter on release
+	// busySince is when the queue last became non-empty: CoDel's standing
+	// queue is one that has stayed non-empty for longer than interval.
+	busySince time.Time
 }
 
 // Limit returns a middleware that runs at most n requests at once with the
@@ -157,29 +166,35 @@ func New(o Options) *Limiter {
 		reject:   o.Reject,
 		running:  o.Counter,
 		gosched:  runtime.Gosched,
-		wait:     newHistogram(queueWaitBounds),
+		maxprocs: func() int { return runtime.GOMAXPROCS(0) },
+		wait:     histogram.New(queueWaitBounds, 1e-9),
 	}
 	if l.running == nil {
 		l.running = new(inflight.Counter)
 	}
-	l.lastEmpty.Store(time.Now().UnixNano())
+	l.procs.Store(int64(l.maxprocs()))
 	return l
 }
 
 // Handler returns next guarded by l.
 //
 // A request that finds a free slot runs next at once. Otherwise it waits in
-// the queue, unless the queue is full or the estimated wait (its place in
-// the queue / Limit × the moving average of handler durations) already
-// exceeds its wait budget: then it is refused at once. A request still
-// queued when its budget runs out is refused then.
+// the queue, unless the queue is full, or others already wait and its
+// estimated wait (its place in the queue / Limit × the planned handler
+// duration) exceeds its wait budget: then it is refused at once. A request
+// that finds nobody waiting waits whatever the estimate says. A request
+// still queued when its budget runs out is refused then.
 //
 // A refusal is 503 Service Unavailable with Retry-After (whole seconds,
 // rounded up, from the estimated time for the queue to drain),
 // Content-Type text/plain; charset=utf-8 and a short fixed body, or
-// whatever Options.Reject writes. A request whose context is canceled
-// while it waits (its client went away) is never passed to next, is
-// counted as abandoned and gets no response.
+// whatever Options.Reject writes. A request whose context ends while it
+// waits, or had already ended when it found every slot busy, is never
+// passed to next, not even when a slot comes free at that very moment: if
+// its deadline passed (context.DeadlineExceeded, as error or as cause) it
+// is refused as timed out, since its client may still be waiting; if it
+// was canceled (its client went away) it is counted as abandoned and gets
+// no response.
 //
 // next sees the ResponseWriter and Request unchanged, so every optional
 // interface of the writer survives. The slot is released exactly once
@@ -224,12 +239,23 @@ func (l *Limiter) free() {
 	if l.queued.Load() != 0 {
 		l.mu.Lock()
 		handed := l.grantLocked()
+		refresh := false
+		if handed {
+			l.handoffs++
+			refresh = l.handoffs%procsEvery == 0
+		}
 		l.mu.Unlock()
 		if handed {
-			l.stepAside()
+			l.stepAside(refresh)
 		}
 	}
 }
+
+// procsEvery is how many handoffs use a cached GOMAXPROCS before it is
+// read again. runtime.GOMAXPROCS takes the scheduler's global lock, too
+// dear for every handoff; but GOMAXPROCS can change at run time, so a
+// change is followed within procsEvery handoffs.
+const procsEvery = 64
 
 // stepAside runs on the goroutine of a request that has just handed its
 // slot to a waiter. The runtime made the waiter runnable next on this P;
@@ -237,8 +263,12 @@ func (l *Limiter) free() {
 // what remains of the finished request (writing out its response) moves to
 // a P that Limit leaves free. Without such a P the finished request would
 // wait behind a handler for its response, so then it goes on here.
-func (l *Limiter) stepAside() {
-	if l.limit < int64(runtime.GOMAXPROCS(0)) {
+// refresh asks it to read GOMAXPROCS anew first.
+func (l *Limiter) stepAside(refresh bool) {
+	if refresh {
+		l.procs.Store(int64(l.maxprocs()))
+	}
+	if l.limit < l.procs.Load() {
 		l.gosched()
 	}
 }

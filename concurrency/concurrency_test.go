@@ -9,10 +9,10 @@ import (
 	"testing/synctest"
 	"time"
 
-	"go.uber.org/goleak"
+	"github.com/frontdoor-go/frontdoor/internal/leaktest"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { leaktest.VerifyTestMain(m) }
 
 // gate is a handler that blocks until released and records who ran.
 type gate struct {
@@ -229,23 +229,46 @@ func TestRefuseFast(t *testing.T) {
 }
 
 func TestContextDeadlineShortensBudget(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		l := New(Options{Limit: 1, QueueTimeout: time.Hour})
-		h := l.Handler(sleeper(100 * time.Millisecond))
-		_, d := do(h, "/warm")
-		<-d
-		_, hold := do(h, "/hold")
-		synctest.Wait()
-		// 150ms left, less 100ms of service: 50ms of budget, and the
-		// estimated wait of place 1 is 100ms, so it is refused at once.
-		ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
-		defer cancel()
-		rec, d := doCtx(ctx, h, "/deadline")
-		<-d
-		if rec.Code != http.StatusServiceUnavailable || l.Stats().OverBudget != 1 {
-			t.Errorf("Code, OverBudget = %d, %d, want 503, 1", rec.Code, l.Stats().OverBudget)
-		}
-		<-hold
-		checkIdle(t, l)
-	})
+	for _, tc := range []struct {
+		name       string
+		ahead      int           // requests already queued
+		after      time.Duration // when the request is refused
+		overBudget uint64        // else timed out
+	}{
+		// The first in line waits out its budget, whatever the estimate.
+		{"first in line", 0, 50 * time.Millisecond, 0},
+		// Behind another, it is refused at once on the estimate.
+		{"second in line", 1, 0, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				l := New(Options{Limit: 1, QueueTimeout: time.Hour})
+				h := l.Handler(sleeper(100 * time.Millisecond))
+				_, d := do(h, "/warm")
+				<-d
+				dones := []chan struct{}{}
+				for range 1 + tc.ahead {
+					_, d := do(h, "/hold")
+					dones = append(dones, d)
+					synctest.Wait()
+				}
+				// 150ms left, less 100ms of service: 50ms of budget.
+				ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
+				defer cancel()
+				start := time.Now()
+				rec, d := doCtx(ctx, h, "/deadline")
+				<-d
+				if got := time.Since(start); rec.Code != http.StatusServiceUnavailable || got != tc.after {
+					t.Errorf("Code %d after %v, want 503 after %v", rec.Code, got, tc.after)
+				}
+				if s := l.Stats(); s.OverBudget != tc.overBudget || s.OverBudget+s.TimedOut != 1 {
+					t.Errorf("OverBudget, TimedOut = %d, %d, want %d, %d", s.OverBudget, s.TimedOut, tc.overBudget, 1-tc.overBudget)
+				}
+				for _, d := range dones {
+					<-d
+				}
+				checkIdle(t, l)
+			})
+		})
+	}
 }

@@ -19,14 +19,21 @@
 // # Refusing fast
 //
 // The Limiter keeps a moving average of the handler's duration (and of
-// its deviation). A request that finds every slot busy is refused at once,
-// with 503 and Retry-After, when the queue is full or when its expected
-// wait — its place in line / Limit, in rounds of the planned service time
-// — exceeds its wait budget: QueueTimeout, cut to its context deadline. It
-// does not sit out the QueueTimeout first. A request that does queue and
-// is still waiting when its budget runs out is refused then. A request
-// whose client goes away while it waits is dropped without a response and
-// counted as abandoned, never as a refusal.
+// its deviation), in which one request counts for at most twice the
+// current plan, so a single slow request does not make it turn everybody
+// away. A request that finds every slot busy is refused at once, with 503
+// and Retry-After, when the queue is full or when others already wait and
+// its expected wait — its place in line / Limit, in rounds of the planned
+// service time — exceeds its wait budget: QueueTimeout, cut to its context
+// deadline less the service time. It does not sit out the QueueTimeout
+// first. A request that finds nobody waiting is never refused on the
+// estimate alone: it waits, up to its budget, and so keeps the estimate
+// honest (only requests that run are timed). A request that does queue and
+// is still waiting when its budget runs out is refused then, and so is one
+// whose context deadline passes while it waits: a deadline set by an outer
+// middleware leaves the client connected and owed an answer. A request
+// whose client goes away (its context is canceled) while it waits is
+// dropped without a response and counted as abandoned, never as a refusal.
 //
 // # Sizing for CPU-bound handlers: leave one P for the front door
 //
@@ -63,7 +70,8 @@
 // waiter's handler starts at once on the thread that ran the last one and
 // the finished response is written out from the spare P. With GOMAXPROCS
 // not above Limit it does not yield, since nothing would write that
-// response until a handler gave up its P.
+// response until a handler gave up its P. GOMAXPROCS is read again every
+// few dozen handoffs, not on each, so a change at run time is followed.
 //
 // Measured with examples/overload on 2 cores (8 ms sha256 renders, clients
 // that give up after 100 ms, QueueTimeout 50 ms, 2x and 3x the measured
@@ -90,9 +98,10 @@
 // check every request it admits is likely to be served in time. LIFO
 // serves the newest first — under overload the clients most likely still
 // waiting — and, when the queue is full, drops the oldest waiter to make
-// room. CoDelTarget adds CoDel-style control: while the queue has not been
-// empty for a whole CoDelInterval, the budget of newcomers drops to
-// CoDelTarget, so a standing queue drains.
+// room. CoDelTarget adds CoDel-style control: once the queue has stayed
+// non-empty, without a break, for a whole CoDelInterval, the budget of
+// newcomers drops to CoDelTarget, so a standing queue drains. A burst after
+// an idle period starts with the whole budget.
 //
 // # Counters
 //

@@ -8,6 +8,13 @@ import "time"
 // deviation: when durations jump (another process takes the CPU, a cache
 // goes cold) the estimate grows at once with the deviation, so admitted
 // requests rarely wait out their whole budget only to be refused then.
+//
+// One sample counts for at most twice the current plan. Without that cap a
+// single slow request among fast ones (a cold cache, a GC pause, one huge
+// page) pulls the plan up to a large share of its own duration, and
+// requests are refused on that plan until enough admitted ones have
+// pulled it back; with the cap, one sample at most doubles the plan, and
+// a lasting rise is followed at up to a doubling per request.
 
 // observe folds a handler duration into the averages (weights 1/8 and 1/4).
 func (l *Limiter) observe(d time.Duration) {
@@ -18,9 +25,10 @@ func (l *Limiter) observe(d time.Duration) {
 		l.svcDev.Store(n / 2)
 		return
 	}
+	dev := l.svcDev.Load()
+	n = min(n, 2*max(old+2*dev, 1))
 	diff := n - old
 	l.svc.Add(diff / 8)
-	dev := l.svcDev.Load()
 	l.svcDev.Add((abs(diff) - dev) / 4)
 }
 

@@ -1,9 +1,11 @@
 package concurrency
 
 import (
+	"net/http"
 	"runtime"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -52,4 +54,42 @@ func TestHandoffStepsAside(t *testing.T) {
 			checkIdle(t, l)
 		})
 	}
+}
+
+// The handoff path does not read GOMAXPROCS from the runtime (which takes
+// the scheduler's lock) each time: it reads it once per procsEvery
+// handoffs, and follows a change within that many.
+func TestHandoffReadsGOMAXPROCSRarely(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const n = 10 * procsEvery
+		l := New(Options{Limit: 1, MaxQueue: n, QueueTimeout: time.Hour})
+		var reads, yields, procs atomic.Int64
+		procs.Store(2) // a P to spare: hand off and yield
+		l.maxprocs = func() int { reads.Add(1); return int(procs.Load()) }
+		l.gosched = func() { yields.Add(1) }
+		l.procs.Store(2)
+		var handoffs atomic.Int64
+		h := l.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			time.Sleep(time.Millisecond)
+			if handoffs.Add(1) == n/2 {
+				procs.Store(1) // GOMAXPROCS lowered at run time: no spare P
+			}
+		}))
+		var dones []chan struct{}
+		for range n {
+			_, d := do(h, "/")
+			dones = append(dones, d)
+		}
+		for _, d := range dones {
+			<-d
+		}
+		// n-1 handoffs: half of them before the change.
+		if got, most := reads.Load(), int64(n/procsEvery); got > most {
+			t.Errorf("GOMAXPROCS read %d times in %d handoffs, want <= %d", got, n-1, most)
+		}
+		if got, least, most := yields.Load(), int64(n/2-1), int64(n/2-1+procsEvery); got < least || got > most {
+			t.Errorf("yielded %d times, want %d..%d (until the change is seen)", got, least, most)
+		}
+		checkIdle(t, l)
+	})
 }

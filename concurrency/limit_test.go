@@ -158,6 +158,57 @@ func TestCoDel(t *testing.T) {
 	})
 }
 
+// CoDel judges a standing queue by how long the queue has been non-empty
+// without a break: a burst after an idle period starts with the whole
+// budget, however long the idle period was.
+func TestCoDelBurstAfterIdleKeepsBudget(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		burst bool // a burst, drained, before the idle period
+	}{
+		{"idle since New", false},
+		{"idle after a burst", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				l := New(Options{Limit: 1, MaxQueue: 100, QueueTimeout: time.Second,
+					CoDelTarget: 10 * time.Millisecond, CoDelInterval: 100 * time.Millisecond})
+				g := newGate()
+				h := l.Handler(g)
+				if tc.burst {
+					_, hold := do(h, "/hold")
+					synctest.Wait()
+					_, first := do(h, "/first")
+					synctest.Wait()
+					g.release <- struct{}{}
+					g.release <- struct{}{}
+					<-hold
+					<-first
+				}
+				time.Sleep(time.Second) // idle for ten intervals
+				_, hold := do(h, "/hold")
+				synctest.Wait()
+				_, first := do(h, "/first") // the queue becomes non-empty now
+				synctest.Wait()
+				second, d := do(h, "/second") // on a queue 0ms old: full budget
+				synctest.Wait()
+				time.Sleep(50 * time.Millisecond) // past CoDelTarget, within QueueTimeout
+				close(g.release)
+				<-hold
+				<-first
+				<-d
+				if second.Code != http.StatusOK {
+					t.Errorf("second waiter: Code = %d, want 200", second.Code)
+				}
+				if s := l.Stats(); s.Refused != 0 {
+					t.Errorf("Refused = %d, want 0", s.Refused)
+				}
+				checkIdle(t, l)
+			})
+		})
+	}
+}
+
 func TestNewPanics(t *testing.T) {
 	for _, tc := range []struct {
 		name string

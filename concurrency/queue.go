@@ -2,6 +2,7 @@ package concurrency
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"time"
 )
@@ -76,12 +77,9 @@ func (l *Limiter) grantLocked() bool {
 	return handed
 }
 
-// syncLocked publishes the queue length and notes when it was empty.
+// syncLocked publishes the queue length.
 func (l *Limiter) syncLocked() {
 	l.queued.Store(int64(l.q.n))
-	if l.q.n == 0 {
-		l.lastEmpty.Store(time.Now().UnixNano())
-	}
 }
 
 // acquire waits for a slot. It reports true when the request holds one and
@@ -89,6 +87,10 @@ func (l *Limiter) syncLocked() {
 // deliberately not answered) the request.
 func (l *Limiter) acquire(w http.ResponseWriter, r *http.Request) bool {
 	ctx := r.Context()
+	if ctx.Err() != nil {
+		l.ended(w, r)
+		return false
+	}
 	now := time.Now()
 
 	l.mu.Lock()
@@ -101,11 +103,18 @@ func (l *Limiter) acquire(w http.ResponseWriter, r *http.Request) bool {
 	if l.order == LIFO {
 		pos = 1
 	}
-	if l.estimate(pos) > budget {
+	// A request that finds nobody waiting waits out its budget whatever
+	// the estimate says: only a request that waits is timed, so refusing
+	// it on the estimate alone could keep a stale estimate alive, and the
+	// cost of a wrong estimate is then one waiter, not every newcomer.
+	if budget <= 0 || l.q.n > 0 && l.estimate(pos) > budget {
 		l.mu.Unlock()
 		l.overBudget.Add(1)
 		l.refuse(w, r)
 		return false
+	}
+	if l.q.n == 0 {
+		l.busySince = now
 	}
 	if l.q.n >= l.maxQueue {
 		if l.order != LIFO || l.q.n == 0 {
@@ -145,32 +154,54 @@ func (l *Limiter) acquire(w http.ResponseWriter, r *http.Request) bool {
 		}
 		l.mu.Unlock()
 	}
-	l.wait.observe(time.Since(now))
+	l.wait.Observe(int64(time.Since(now)))
 
-	switch {
-	case wt.state == granted && ctx.Err() == nil:
-		return true // granted, possibly just as the timer fired: run it
-	case wt.state == granted:
-		l.abandoned.Add(1)
+	if wt.state == granted {
+		if ctx.Err() == nil {
+			return true // granted, possibly just as the timer fired: run it
+		}
 		l.free() // pass the slot on without touching the service time
-		return false
+	}
+	switch {
 	case ctx.Err() != nil:
-		l.abandoned.Add(1) // the client left: write nothing
-		return false
+		l.ended(w, r)
 	case wt.state == evicted:
 		l.full.Add(1)
 		l.refuse(w, r)
-		return false
 	default:
 		l.timedOut.Add(1)
 		l.refuse(w, r)
-		return false
 	}
+	return false
+}
+
+// ended answers a request whose context ended before it could run. A
+// deadline that passed is a timeout: the client may well be connected and
+// waiting (the deadline may come from a middleware or a per-route budget),
+// so it gets the refusal. A canceled context means the client went away:
+// nothing is written.
+func (l *Limiter) ended(w http.ResponseWriter, r *http.Request) {
+	if deadlinePassed(r.Context()) {
+		l.timedOut.Add(1)
+		l.refuse(w, r)
+		return
+	}
+	l.abandoned.Add(1)
+}
+
+// deadlinePassed reports whether ctx ended because of a deadline, given as
+// its error or as the cause of its cancellation.
+func deadlinePassed(ctx context.Context) bool {
+	return errors.Is(ctx.Err(), context.DeadlineExceeded) ||
+		errors.Is(context.Cause(ctx), context.DeadlineExceeded)
 }
 
 // waitBudgetLocked returns how long a request arriving at now may wait:
 // QueueTimeout, cut to its context deadline less the estimated service
-// time, and cut to CoDelTarget while a standing queue persists.
+// time, and cut to CoDelTarget while a standing queue persists: one that
+// has been non-empty without a break for longer than CoDelInterval. (The
+// last moment the queue was seen empty would not do: after an idle period
+// it is long past, and a burst would start with a cut budget.)
 func (l *Limiter) waitBudgetLocked(ctx context.Context, now time.Time) time.Duration {
 	b := l.timeout
 	if dl, ok := ctx.Deadline(); ok {
@@ -178,8 +209,7 @@ func (l *Limiter) waitBudgetLocked(ctx context.Context, now time.Time) time.Dura
 			b = rem
 		}
 	}
-	if l.target > 0 && l.q.n > 0 && b > l.target &&
-		now.UnixNano()-l.lastEmpty.Load() > int64(l.interval) {
+	if l.target > 0 && l.q.n > 0 && b > l.target && now.Sub(l.busySince) > l.interval {
 		b = l.target
 	}
 	return b

@@ -12,12 +12,18 @@ var (
 	refusalBody = []byte("503 Service Unavailable: busy, retry later\n")
 	contentType = []string{"text/plain; charset=utf-8"}
 	contentLen  = []string{strconv.Itoa(len(refusalBody))}
-	// retryAfter[n] is the preformatted header value for n seconds, so a
-	// refusal formats nothing.
-	retryAfter = func() [maxRetryAfter + 1][]string {
-		var t [maxRetryAfter + 1][]string
+	// retryAfterText[n] is the header value for n seconds, formatted once.
+	retryAfterText = func() (t [maxRetryAfter + 1]string) {
 		for i := range t {
-			t[i] = []string{strconv.Itoa(i)}
+			t[i] = strconv.Itoa(i)
+		}
+		return t
+	}()
+	// retryAfter[n] is the same value as a header slice, shared by every
+	// default refusal, so that one allocates nothing.
+	retryAfter = func() (t [maxRetryAfter + 1][]string) {
+		for i := range t {
+			t[i] = []string{retryAfterText[i]}
 		}
 		return t
 	}()
@@ -34,13 +40,20 @@ func (l *Limiter) RetryAfter() int {
 
 // refuse answers a refused request: Retry-After, then Options.Reject or the
 // default 503.
+//
+// The shared header slices go only into the default response, which this
+// package writes itself at once. A Reject handler gets a slice of its own:
+// it may change it in place (h["Retry-After"][0] = …), and a shared one
+// would carry the change into every later refusal.
 func (l *Limiter) refuse(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
-	h["Retry-After"] = retryAfter[l.RetryAfter()]
+	n := l.RetryAfter()
 	if l.reject != nil {
+		h["Retry-After"] = []string{retryAfterText[n]}
 		l.reject.ServeHTTP(w, r)
 		return
 	}
+	h["Retry-After"] = retryAfter[n]
 	h["Content-Type"] = contentType
 	h["Content-Length"] = contentLen
 	w.WriteHeader(http.StatusServiceUnavailable)

@@ -1,9 +1,9 @@
 package concurrency
 
 import (
-	"slices"
-	"sync/atomic"
 	"time"
+
+	"github.com/frontdoor-go/frontdoor/internal/histogram"
 )
 
 // Stats is a snapshot of a Limiter's counters. Totals count since New.
@@ -19,8 +19,8 @@ type Stats struct {
 	Refused    uint64
 	QueueFull  uint64 // refused: queue full (or, LIFO, pushed out by a newer request)
 	OverBudget uint64 // refused at once: the estimated wait exceeded the wait budget
-	TimedOut   uint64 // refused after waiting out the wait budget in the queue
-	Abandoned  uint64 // client left while queued: never run, not answered
+	TimedOut   uint64 // refused after waiting out the wait budget or the context deadline
+	Abandoned  uint64 // context canceled (client left) while queued: never run, not answered
 
 	// ServiceTime is the moving average of the duration of next.
 	ServiceTime time.Duration
@@ -44,7 +44,7 @@ func (l *Limiter) Stats() Stats {
 		TimedOut:    l.timedOut.Load(),
 		Abandoned:   l.abandoned.Load(),
 		ServiceTime: l.ServiceTime(),
-		QueueWait:   l.wait.snapshot(),
+		QueueWait:   l.wait.Snapshot(),
 	}
 	s.Refused = s.QueueFull + s.OverBudget + s.TimedOut
 	return s
@@ -54,45 +54,8 @@ func (l *Limiter) Stats() Stats {
 // histogram buckets.
 var queueWaitBounds = []float64{.0005, .001, .002, .005, .01, .02, .05, .1, .2, .5, 1, 2, 5}
 
-// A histogram is a fixed-bucket distribution updated with atomics.
-type histogram struct {
-	bounds []float64
-	counts []atomic.Uint64 // len(bounds)+1, the last for +Inf
-	sumNs  atomic.Uint64
-}
-
 // Histogram is a snapshot of a fixed-bucket distribution. Counts are per
 // bucket, not cumulative: Counts[i] counts observations v with
 // Bounds[i-1] < v <= Bounds[i]; the last element, one past Bounds, counts
 // those above every bound. Bounds and Sum are in seconds.
-type Histogram struct {
-	Bounds []float64
-	Counts []uint64
-	Count  uint64
-	Sum    float64
-}
-
-func newHistogram(bounds []float64) *histogram {
-	return &histogram{bounds: bounds, counts: make([]atomic.Uint64, len(bounds)+1)}
-}
-
-func (h *histogram) observe(d time.Duration) {
-	v := d.Seconds()
-	i := 0
-	for i < len(h.bounds) && v > h.bounds[i] {
-		i++
-	}
-	h.counts[i].Add(1)
-	h.sumNs.Add(uint64(max(d, 0)))
-}
-
-// snapshot returns a copy of h.
-func (h *histogram) snapshot() Histogram {
-	s := Histogram{Bounds: slices.Clone(h.bounds), Counts: make([]uint64, len(h.counts))}
-	for i := range h.counts {
-		s.Counts[i] = h.counts[i].Load()
-		s.Count += s.Counts[i]
-	}
-	s.Sum = float64(h.sumNs.Load()) / float64(time.Second)
-	return s
-}
+type Histogram = histogram.Snapshot

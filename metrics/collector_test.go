@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/frontdoor-go/frontdoor/internal/leaktest"
 	"github.com/prometheus/client_golang/prometheus"
-	"go.uber.org/goleak"
 
 	"github.com/frontdoor-go/frontdoor/bodybuffer"
 	"github.com/frontdoor-go/frontdoor/concurrency"
@@ -17,7 +17,7 @@ import (
 	"github.com/frontdoor-go/frontdoor/shed"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { leaktest.VerifyTestMain(m) }
 
 // shedTraffic sends admitted requests through s, then holds the only
 // slot (s must have limit 1) while refused more are turned away.

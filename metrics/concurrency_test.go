@@ -21,9 +21,10 @@ import (
 //   - Q1 queues and waits out its 100 ms budget: timed_out, waited 0.1 s;
 //   - Q2 finds the queue full: queue_full;
 //   - Q3 queues and its client leaves at once: abandoned, waited 0 s;
-//   - Q4 has a deadline of now: its budget (-8 ms) is below the estimated
-//     wait (16 ms): over_budget, never queued;
-//   - H returns after 100 ms: service time 8 + (100-8)/8 = 19.5 ms.
+//   - Q4 arrives with its deadline already passed: timed_out, never queued;
+//   - H returns after 100 ms; a sample counts for at most twice the plan
+//     (8 ms + 2 × 4 ms of deviation), so as 32 ms: service time
+//     8 + (32-8)/8 = 11 ms.
 func TestConcurrencyCollector(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		l := concurrency.New(concurrency.Options{Limit: 1, MaxQueue: 1, QueueTimeout: 100 * time.Millisecond})
@@ -117,15 +118,15 @@ frontdoor_concurrency_queue_wait_seconds_count{name="render"} 2
 frontdoor_concurrency_queued{name="render"} 0
 # HELP frontdoor_concurrency_refused_total Requests the limiter answered with 503, by reason.
 # TYPE frontdoor_concurrency_refused_total counter
-frontdoor_concurrency_refused_total{name="render",reason="over_budget"} 1
+frontdoor_concurrency_refused_total{name="render",reason="over_budget"} 0
 frontdoor_concurrency_refused_total{name="render",reason="queue_full"} 1
-frontdoor_concurrency_refused_total{name="render",reason="timed_out"} 1
+frontdoor_concurrency_refused_total{name="render",reason="timed_out"} 2
 # HELP frontdoor_concurrency_running Requests running the handler now.
 # TYPE frontdoor_concurrency_running gauge
 frontdoor_concurrency_running{name="render"} 0
 # HELP frontdoor_concurrency_service_time_seconds Moving average of the handler's duration.
 # TYPE frontdoor_concurrency_service_time_seconds gauge
-frontdoor_concurrency_service_time_seconds{name="render"} 0.0195
+frontdoor_concurrency_service_time_seconds{name="render"} 0.011
 `)
 		for _, p := range lint(t, c) {
 			t.Errorf("lint: %s: %s", p.Metric, p.Text)

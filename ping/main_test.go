@@ -3,7 +3,7 @@ package ping_test
 import (
 	"testing"
 
-	"go.uber.org/goleak"
+	"github.com/frontdoor-go/frontdoor/internal/leaktest"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { leaktest.VerifyTestMain(m) }

@@ -12,12 +12,12 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
+	"github.com/frontdoor-go/frontdoor/internal/leaktest"
 
 	"github.com/frontdoor-go/frontdoor/shed"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { leaktest.VerifyTestMain(m) }
 
 // newServer starts h on a loopback httptest server whose panics are not logged.
 func newServer(t *testing.T, h http.Handler) (*httptest.Server, *http.Client) {

@@ -1,10 +1,9 @@
 package main
 
 import (
-	"context"
 	"io"
-	"net"
 	"net/http"
+	"net/http/httptest"
 	"sync"
 	"testing"
 	"time"
@@ -14,75 +13,42 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-// TestRun starts the example on an ephemeral port, sends more requests at
-// once than its limit, and checks that the extra ones are refused.
-func TestRun(t *testing.T) {
-	tests := []struct {
-		variant     string
-		wantRefused int
-	}{
-		{"frontdoor", 3},
-		{"chi", 3},
-		{"atomic", 3},
-		{"none", 0},
-	}
-	for _, tt := range tests {
-		t.Run(tt.variant, func(t *testing.T) {
-			const limit, clients = 2, 5
-			ln, err := net.Listen("tcp", "127.0.0.1:0")
-			if err != nil {
-				t.Fatal(err)
-			}
-			ctx, cancel := context.WithCancel(context.Background())
-			done := make(chan error, 1)
-			go func() { done <- run(ctx, ln, tt.variant, limit, time.Second) }()
+// TestLimit sends more requests at once than the limit over real
+// connections: 50 are served, the rest refused with 503 and Retry-After.
+func TestLimit(t *testing.T) {
+	const clients = 60
+	srv := httptest.NewServer(newHandler(time.Second))
+	defer srv.Close()
 
-			url := "http://" + ln.Addr().String() + "/hello"
-			tr := &http.Transport{}
-			defer tr.CloseIdleConnections()
-			codes := make(chan int, clients)
-			var wg sync.WaitGroup
-			for range clients {
-				wg.Go(func() {
-					resp, err := (&http.Client{Transport: tr}).Get(url)
-					if err != nil {
-						t.Error(err)
-						return
-					}
-					b, _ := io.ReadAll(resp.Body)
-					resp.Body.Close()
-					if resp.StatusCode == 200 && string(b) != "{\"hello\":\"world\"}\n" {
-						t.Errorf("body = %q", b)
-					}
-					codes <- resp.StatusCode
-				})
+	var mu sync.Mutex
+	codes := map[int]int{}
+	var wg sync.WaitGroup
+	for range clients {
+		wg.Go(func() {
+			resp, err := srv.Client().Get(srv.URL + "/hello")
+			if err != nil {
+				t.Error(err)
+				return
 			}
-			wg.Wait()
-			close(codes)
-			refused := 0
-			for c := range codes {
-				if c == http.StatusServiceUnavailable {
-					refused++
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			switch resp.StatusCode {
+			case http.StatusOK:
+				if string(b) != "{\"hello\":\"world\"}\n" {
+					t.Errorf("body = %q", b)
+				}
+			case http.StatusServiceUnavailable:
+				if resp.Header.Get("Retry-After") == "" {
+					t.Error("503 without Retry-After")
 				}
 			}
-			if refused != tt.wantRefused {
-				t.Errorf("refused = %d, want %d", refused, tt.wantRefused)
-			}
-			cancel()
-			if err := <-done; err != nil {
-				t.Errorf("run() = %v", err)
-			}
+			mu.Lock()
+			codes[resp.StatusCode]++
+			mu.Unlock()
 		})
 	}
-}
-
-func TestRunUnknownVariant(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	if err := run(context.Background(), ln, "bogus", 1, 0); err == nil {
-		t.Error("run with -variant bogus = nil, want an error")
+	wg.Wait()
+	if codes[http.StatusOK] != 50 || codes[http.StatusServiceUnavailable] != clients-50 {
+		t.Errorf("status counts = %v, want 50 × 200 and %d × 503", codes, clients-50)
 	}
 }
