@@ -40,6 +40,7 @@ func BenchmarkAdmitted(b *testing.B) {
 	const limit = 1 << 12 // never reached
 	b.Run("bare", func(b *testing.B) { runParallel(b, okHandler) })
 	b.Run("shed", func(b *testing.B) { runParallel(b, shed.Limit(limit)(okHandler)) })
+	b.Run("shed-adaptive", func(b *testing.B) { runParallel(b, shed.Limit(0)(okHandler)) })
 	b.Run("chi-throttle", func(b *testing.B) { runParallel(b, chiThrottle(limit)(okHandler)) })
 }
 

@@ -44,7 +44,7 @@ func ExampleNew() {
 	fmt.Printf("%+v\n", s.Stats())
 	// Output:
 	// 503 3 close
-	// {Admitted:1 Shed:1 Exempt:0 InFlight:0 Peak:1 Limit:1}
+	// {Admitted:1 Shed:1 Exempt:0 InFlight:0 Peak:1 Limit:1 Adaptive:<nil>}
 }
 
 // Shedding in chi: r.Use applies the limit to every route of the router.

@@ -23,16 +23,27 @@ import (
 	"time"
 
 	"github.com/frontdoor-go/frontdoor/inflight"
+	"github.com/frontdoor-go/frontdoor/internal/adaptive"
 )
 
 // DefaultRetryAfter is the Retry-After sent with a refusal when
 // Options.RetryAfter is zero.
 const DefaultRetryAfter = time.Second
 
-// Options configures a Shedder. Only Limit is required.
+// Options configures a Shedder. The zero value is valid: a Shedder whose
+// limit finds itself.
 type Options struct {
-	// Limit is the most requests in flight at once; it must be > 0.
-	// SetLimit changes it while the server runs.
+	// Limit is the most requests in flight at once; SetLimit changes it
+	// while the server runs. Negative panics.
+	//
+	// 0 means the limit finds itself from what the server completes: it
+	// starts low, doubles while goodput (requests completed for a client
+	// still there) rises with it, and then stays a little above the
+	// product of the highest recent goodput and the duration of a request
+	// that waits behind no other; it follows that product when capacity
+	// or request costs change, and is cut near GOMAXPROCS when goroutines
+	// wait for a P. It never lets the count pass the limit of the moment.
+	// Stats reports the limit and the signals behind it.
 	Limit int64
 
 	// Counter holds the in-flight count. Pass one to share the count
@@ -61,16 +72,17 @@ type Options struct {
 }
 
 // Limit returns a middleware that lets at most n requests through at once
-// and refuses the rest as New does. It panics if n <= 0.
+// and refuses the rest as New does; n = 0 lets the limit find itself (see
+// Options.Limit). It panics if n < 0.
 func Limit(n int) func(http.Handler) http.Handler {
 	return New(Options{Limit: int64(n)}).Handler
 }
 
-// New returns a Shedder configured by opts. It panics if opts.Limit <= 0
+// New returns a Shedder configured by opts. It panics if opts.Limit < 0
 // or opts.RetryAfter < 0.
 func New(opts Options) *Shedder {
-	if opts.Limit <= 0 {
-		panic("shed: Limit must be > 0")
+	if opts.Limit < 0 {
+		panic("shed: Limit must be >= 0")
 	}
 	if opts.RetryAfter < 0 {
 		panic("shed: RetryAfter must not be negative")
@@ -90,6 +102,9 @@ func New(opts Options) *Shedder {
 		s.reject = newRefusal(opts.RetryAfter, opts.CloseConnection)
 	}
 	s.limit.Store(opts.Limit)
+	if opts.Limit == 0 {
+		s.ctl = newController()
+	}
 	return s
 }
 
@@ -101,6 +116,7 @@ type Shedder struct {
 	reject  http.Handler
 	exempt  func(*http.Request) bool
 	limit   atomic.Int64
+	ctl     *adaptive.Controller // nil: the limit is fixed
 
 	// The counters below are written on every request; the padding keeps
 	// them off the cache line of the read-mostly fields above.
@@ -124,6 +140,9 @@ type Shedder struct {
 // Admitted requests reach next with the original ResponseWriter and
 // Request, so every optional interface of the writer survives.
 func (s *Shedder) Handler(next http.Handler) http.Handler {
+	if s.ctl != nil {
+		return s.adaptiveHandler(next)
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if s.exempt != nil && s.exempt(r) {
 			s.exempted.Add(1)
@@ -143,16 +162,26 @@ func (s *Shedder) Handler(next http.Handler) http.Handler {
 
 // SetLimit changes the limit for the requests that arrive from now on.
 // Requests already in flight are not interrupted: after lowering the
-// limit, the count drains down to it. It panics if n <= 0.
+// limit, the count drains down to it. A limit that finds itself goes on
+// from n. It panics if n <= 0.
 func (s *Shedder) SetLimit(n int64) {
 	if n <= 0 {
 		panic("shed: limit must be > 0")
+	}
+	if s.ctl != nil {
+		s.ctl.Set(n)
+		return
 	}
 	s.limit.Store(n)
 }
 
 // Limit returns the current limit.
-func (s *Shedder) Limit() int64 { return s.limit.Load() }
+func (s *Shedder) Limit() int64 {
+	if s.ctl != nil {
+		return s.ctl.Limit()
+	}
+	return s.limit.Load()
+}
 
 // Counter returns the in-flight counter the Shedder admits with.
 func (s *Shedder) Counter() *inflight.Counter { return s.counter }
@@ -165,6 +194,10 @@ type Stats struct {
 	InFlight int64  // requests in flight now (the Counter's value)
 	Peak     int64  // the Counter's high-water mark
 	Limit    int64  // the current limit
+
+	// Adaptive holds the signals behind a limit that finds itself; nil
+	// for a fixed limit.
+	Adaptive *Signals
 }
 
 // Stats returns the Shedder's counters. Each field is read atomically; the
@@ -176,7 +209,8 @@ func (s *Shedder) Stats() Stats {
 		Exempt:   s.exempted.Load(),
 		InFlight: s.counter.Load(),
 		Peak:     s.counter.Peak(),
-		Limit:    s.limit.Load(),
+		Limit:    s.Limit(),
+		Adaptive: signals(s.ctl),
 	}
 }
 

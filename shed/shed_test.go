@@ -130,8 +130,8 @@ func TestNewPanics(t *testing.T) {
 		name string
 		f    func()
 	}{
-		{"zero limit", func() { shed.New(shed.Options{}) }},
 		{"negative limit", func() { shed.Limit(-1) }},
+		{"negative Options.Limit", func() { shed.New(shed.Options{Limit: -1}) }},
 		{"negative RetryAfter", func() { shed.New(shed.Options{Limit: 1, RetryAfter: -time.Second}) }},
 		{"SetLimit zero", func() { shed.New(shed.Options{Limit: 1}).SetLimit(0) }},
 	}

@@ -58,9 +58,7 @@ type Controller struct {
 	procs func() int               // runtime.GOMAXPROCS(0)
 	debug func(w window, st state) // tests: called after each window
 
-	_   [64]byte
-	seq atomic.Uint64 // admissions, to pick the sampled ones
-	_   [64]byte
+	_ [64]byte
 
 	// Window sums, written by sampled completions, refusals and waits.
 	count   atomic.Int64 // completions still wanted, weighted by sampling
@@ -120,12 +118,13 @@ func newController(initial int64, sched func() time.Duration) *Controller {
 // Limit returns the current limit: one atomic load.
 func (c *Controller) Limit() int64 { return c.limit.Load() }
 
-// Start is called when a request is admitted. It returns the token to pass
-// to Done: 0 for the requests that are not sampled, which Done then
-// counts for nothing and at no cost.
-func (c *Controller) Start() int64 {
+// Start is called when a request is admitted, with seq a number the
+// caller increments per admission (its count of admitted requests). It
+// returns the token to pass to Done: 0 for the requests that are not
+// sampled, which Done then counts for nothing and at no cost.
+func (c *Controller) Start(seq uint64) int64 {
 	s := c.shift.Load()
-	if c.seq.Add(1)&(1<<s-1) != 0 {
+	if seq&(1<<s-1) != 0 {
 		return 0
 	}
 	return (c.now()+1)<<tokenShiftBits | int64(s)
@@ -185,3 +184,12 @@ func (c *Controller) Signals() Signals {
 func gomaxprocs() int { return runtime.GOMAXPROCS(0) }
 
 func (c *Controller) now() int64 { return int64(time.Since(c.epoch)) }
+
+// Set makes n (at least 1) the limit now; the controller goes on from it.
+func (c *Controller) Set(n int64) {
+	n = max(n, 1)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.st.lim = float64(n)
+	c.limit.Store(n)
+}

@@ -25,6 +25,7 @@ type sim struct {
 	rate    atomic.Value // float64 arrivals per second
 	service atomic.Value // func(*rand.Rand) time.Duration
 	timeout time.Duration
+	seq     atomic.Uint64 // admissions
 
 	mu      sync.Mutex
 	good    map[int]int // completions in time, per second of virtual time
@@ -165,7 +166,7 @@ func (s *sim) serve(svc time.Duration) {
 		s.mu.Unlock()
 		return
 	}
-	tok := s.c.Start()
+	tok := s.c.Start(s.seq.Add(1))
 	s.pool <- struct{}{}
 	time.Sleep(svc)
 	<-s.pool
