@@ -8,14 +8,14 @@ import (
 	"time"
 
 	"github.com/frontdoor-go/frontdoor/inflight"
+	"github.com/frontdoor-go/frontdoor/internal/adaptive"
 	"github.com/frontdoor-go/frontdoor/internal/histogram"
 )
 
 // Defaults for the zero fields of Options.
 const (
-	// DefaultLimit is the number of requests that run next at once.
-	DefaultLimit = 1
-	// DefaultQueueFactor sets the default MaxQueue to DefaultQueueFactor × Limit.
+	// DefaultQueueFactor sets the default MaxQueue to DefaultQueueFactor × Limit
+	// (the limit of the moment, for a limit that finds itself).
 	DefaultQueueFactor = 8
 	// DefaultQueueTimeout is the longest a request waits in the queue.
 	DefaultQueueTimeout = 100 * time.Millisecond
@@ -24,10 +24,13 @@ const (
 // Options configures a Limiter. The zero value of each field means its
 // documented default.
 type Options struct {
-	// Limit is how many requests may run next at the same time.
-	// 0 means DefaultLimit (1, one render at a time); negative panics.
-	// For CPU-bound handlers keep Limit below GOMAXPROCS: see the package
-	// documentation for the sizing rule.
+	// Limit is how many requests may run next at the same time; negative
+	// panics. For CPU-bound handlers keep Limit below GOMAXPROCS: see the
+	// package documentation for the sizing rule.
+	//
+	// 0 means the limit finds itself from what the handler completes and
+	// how long goroutines wait for a P: see "A limit that finds itself" in
+	// the package documentation.
 	Limit int
 
 	// MaxQueue bounds how many requests may wait for a slot.
@@ -86,7 +89,9 @@ const (
 // safe for concurrent use by multiple goroutines; one Limiter may guard
 // several routes, which then share its slots and its queue.
 type Limiter struct {
-	limit    int64
+	limit    int64                // fixed limit; 0 when ctl finds it
+	ctl      *adaptive.Controller // nil: the limit is fixed
+	qfactor  int64                // > 0: the queue bound is qfactor × the limit of the moment
 	maxQueue int
 	timeout  time.Duration
 	order    Order
@@ -122,7 +127,8 @@ type Limiter struct {
 }
 
 // Limit returns a middleware that runs at most n requests at once with the
-// default queue (8 × n waiters, 100 ms). It is New(Options{Limit: n}).Handler.
+// default queue (8 × n waiters, 100 ms); n = 0 lets the limit find itself.
+// It is New(Options{Limit: n}).Handler.
 func Limit(n int) func(http.Handler) http.Handler {
 	return New(Options{Limit: n}).Handler
 }
@@ -141,12 +147,13 @@ func New(o Options) *Limiter {
 	case o.CoDelTarget < 0 || o.CoDelInterval < 0:
 		panic("concurrency: CoDelTarget and CoDelInterval must be >= 0")
 	}
-	if o.Limit == 0 {
-		o.Limit = DefaultLimit
-	}
+	var qfactor int64
 	switch o.MaxQueue {
 	case 0:
 		o.MaxQueue = DefaultQueueFactor * o.Limit
+		if o.Limit == 0 {
+			qfactor = DefaultQueueFactor
+		}
 	case -1:
 		o.MaxQueue = 0
 	}
@@ -158,6 +165,7 @@ func New(o Options) *Limiter {
 	}
 	l := &Limiter{
 		limit:    int64(o.Limit),
+		qfactor:  qfactor,
 		maxQueue: o.MaxQueue,
 		timeout:  o.QueueTimeout,
 		order:    o.Order,
@@ -173,6 +181,9 @@ func New(o Options) *Limiter {
 		l.running = new(inflight.Counter)
 	}
 	l.procs.Store(int64(l.maxprocs()))
+	if o.Limit == 0 {
+		l.ctl = newController(l.maxprocs())
+	}
 	return l
 }
 
@@ -206,16 +217,19 @@ func New(o Options) *Limiter {
 func (l *Limiter) Handler(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// Fast path: nobody waits and a slot is free.
-		if l.queued.Load() != 0 || !l.running.TryInc(l.limit) {
+		if l.queued.Load() != 0 || !l.running.TryInc(l.lim()) {
 			if !l.acquire(w, r) {
 				return
 			}
 		}
-		l.admitted.Add(1)
+		n := l.admitted.Add(1)
+		if l.ctl != nil {
+			defer l.ctl.Done(l.ctl.Start(n), r.Context())
+		}
 		// The service time matters only when requests may have to wait,
 		// so it is measured only while every slot is taken; a limiter far
 		// below its limit does not pay for the clock and the shared average.
-		if l.running.Load() < l.limit {
+		if l.running.Load() < l.lim() {
 			defer l.free()
 		} else {
 			defer l.release(time.Now())
@@ -268,7 +282,7 @@ func (l *Limiter) stepAside(refresh bool) {
 	if refresh {
 		l.procs.Store(int64(l.maxprocs()))
 	}
-	if l.limit < l.procs.Load() {
+	if l.lim() < l.procs.Load() {
 		l.gosched()
 	}
 }

@@ -53,6 +53,7 @@ func (l *Limiter) planned() int64 {
 // It is a bound rather than a mean (the running requests may have just
 // started), so that an admitted request rarely waits out its budget.
 func (l *Limiter) estimate(pos int) time.Duration {
-	rounds := (int64(pos) + l.limit - 1) / l.limit
+	lim := l.lim()
+	rounds := (int64(pos) + lim - 1) / lim
 	return time.Duration(rounds * l.planned())
 }

@@ -66,7 +66,7 @@ func (l *Limiter) nextLocked() *waiter {
 // reports whether it granted any.
 func (l *Limiter) grantLocked() bool {
 	handed := false
-	for l.q.n > 0 && l.running.TryInc(l.limit) {
+	for l.q.n > 0 && l.running.TryInc(l.lim()) {
 		w := l.nextLocked()
 		l.q.remove(w)
 		w.state = granted
@@ -92,9 +92,12 @@ func (l *Limiter) acquire(w http.ResponseWriter, r *http.Request) bool {
 		return false
 	}
 	now := time.Now()
+	if l.ctl != nil {
+		l.ctl.Bound()
+	}
 
 	l.mu.Lock()
-	if l.q.n == 0 && l.running.TryInc(l.limit) {
+	if l.q.n == 0 && l.running.TryInc(l.lim()) {
 		l.mu.Unlock()
 		return true
 	}
@@ -116,7 +119,7 @@ func (l *Limiter) acquire(w http.ResponseWriter, r *http.Request) bool {
 	if l.q.n == 0 {
 		l.busySince = now
 	}
-	if l.q.n >= l.maxQueue {
+	if l.q.n >= l.queueCap() {
 		if l.order != LIFO || l.q.n == 0 {
 			l.mu.Unlock()
 			l.full.Add(1)
@@ -154,7 +157,11 @@ func (l *Limiter) acquire(w http.ResponseWriter, r *http.Request) bool {
 		}
 		l.mu.Unlock()
 	}
-	l.wait.Observe(int64(time.Since(now)))
+	waited := time.Since(now)
+	l.wait.Observe(int64(waited))
+	if l.ctl != nil {
+		l.ctl.Waited(waited)
+	}
 
 	if wt.state == granted {
 		if ctx.Err() == nil {

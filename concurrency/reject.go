@@ -33,7 +33,7 @@ var (
 // estimated time for the queue to drain plus one service time, in whole
 // seconds rounded up, at least 1 and at most 60.
 func (l *Limiter) RetryAfter() int {
-	ns := (l.queued.Load()/l.limit + 1) * l.planned()
+	ns := (l.queued.Load()/l.lim() + 1) * l.planned()
 	s := (ns + 1e9 - 1) / 1e9
 	return int(min(max(s, 1), maxRetryAfter))
 }

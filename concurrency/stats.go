@@ -29,6 +29,10 @@ type Stats struct {
 	// that queued, whatever their outcome. Requests that found a free slot
 	// are not in it.
 	QueueWait Histogram
+
+	// Adaptive holds the signals behind a limit that finds itself; nil
+	// for a fixed limit.
+	Adaptive *Signals `json:",omitempty"`
 }
 
 // Stats returns a snapshot of l's counters, read from atomics.
@@ -36,8 +40,8 @@ func (l *Limiter) Stats() Stats {
 	s := Stats{
 		Running:     l.running.Load(),
 		Queued:      l.queued.Load(),
-		Limit:       l.limit,
-		MaxQueue:    int64(l.maxQueue),
+		Limit:       l.lim(),
+		MaxQueue:    int64(l.queueCap()),
 		Admitted:    l.admitted.Load(),
 		QueueFull:   l.full.Load(),
 		OverBudget:  l.overBudget.Load(),
@@ -45,6 +49,7 @@ func (l *Limiter) Stats() Stats {
 		Abandoned:   l.abandoned.Load(),
 		ServiceTime: l.ServiceTime(),
 		QueueWait:   l.wait.Snapshot(),
+		Adaptive:    signals(l.ctl),
 	}
 	s.Refused = s.QueueFull + s.OverBudget + s.TimedOut
 	return s

@@ -19,6 +19,13 @@ import (
 //	frontdoor_concurrency_service_time_seconds    gauge      moving average duration of next
 //	frontdoor_concurrency_queue_wait_seconds      histogram  time queued, of requests that queued
 //
+// and, for a Limiter whose limit finds itself, the signals behind it:
+//
+//	frontdoor_concurrency_goodput                 gauge  completions/s for clients still there
+//	frontdoor_concurrency_baseline_seconds        gauge  duration of next when it shares nothing
+//	frontdoor_concurrency_latency_seconds         gauge  mean duration of next in the last window
+//	frontdoor_concurrency_sched_latency_seconds   gauge  p99 wait of runnable goroutines for a P
+//
 // It adds nothing to the Limiter's request path. It panics if name is
 // empty or l is nil. The collector is safe for concurrent use by multiple
 // goroutines.
@@ -36,6 +43,7 @@ func NewConcurrencyCollector(name string, l *concurrency.Limiter) prometheus.Col
 	queueLimit := d.add("queue_limit", "Most requests the limiter queues (0: no queue).")
 	service := d.add("service_time_seconds", "Moving average of the handler's duration.")
 	wait := d.add("queue_wait_seconds", "Time spent queued by requests that queued, whatever their outcome.")
+	adaptive := newAdaptiveDescs(d)
 	return &statsCollector{descs: d.all, collect: func(ch chan<- prometheus.Metric) {
 		st := l.Stats()
 		ch <- counter(admitted, st.Admitted)
@@ -50,5 +58,8 @@ func NewConcurrencyCollector(name string, l *concurrency.Limiter) prometheus.Col
 		ch <- prometheus.MustNewConstMetric(service, prometheus.GaugeValue, st.ServiceTime.Seconds())
 		h := st.QueueWait
 		ch <- constHistogram(wait, perBucket(h.Bounds, h.Counts, h.Count, h.Sum))
+		if a := st.Adaptive; a != nil {
+			adaptive.collect(ch, a.Goodput, a.Baseline, a.Latency, a.SchedLatency)
+		}
 	}}
 }

@@ -17,6 +17,13 @@ import (
 //	frontdoor_shed_in_flight_peak     gauge    highest in-flight count reached
 //	frontdoor_shed_limit              gauge    the current limit
 //
+// and, for a Shedder whose limit finds itself, the signals behind it:
+//
+//	frontdoor_shed_goodput                 gauge  completions/s for clients still there
+//	frontdoor_shed_baseline_seconds        gauge  duration of a request that waits behind none
+//	frontdoor_shed_latency_seconds         gauge  mean duration in the last window
+//	frontdoor_shed_sched_latency_seconds   gauge  p99 wait of runnable goroutines for a P
+//
 // It adds nothing to the Shedder's request path. It panics if name is
 // empty or s is nil. The collector is safe for concurrent use by multiple
 // goroutines.
@@ -31,6 +38,7 @@ func NewShedCollector(name string, s *shed.Shedder) prometheus.Collector {
 	inFlight := d.add("in_flight", "Requests in flight in the shedder's counter.")
 	peak := d.add("in_flight_peak", "Highest in-flight count the shedder's counter reached.")
 	limit := d.add("limit", "The shedder's current limit on requests in flight.")
+	adaptive := newAdaptiveDescs(d)
 	return &statsCollector{descs: d.all, collect: func(ch chan<- prometheus.Metric) {
 		st := s.Stats()
 		ch <- counter(admitted, st.Admitted)
@@ -39,6 +47,9 @@ func NewShedCollector(name string, s *shed.Shedder) prometheus.Collector {
 		ch <- gauge(inFlight, st.InFlight)
 		ch <- gauge(peak, st.Peak)
 		ch <- gauge(limit, st.Limit)
+		if a := st.Adaptive; a != nil {
+			adaptive.collect(ch, a.Goodput, a.Baseline, a.Latency, a.SchedLatency)
+		}
 	}}
 }
 

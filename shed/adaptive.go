@@ -26,7 +26,7 @@ func (s *Shedder) adaptiveHandler(next http.Handler) http.Handler {
 		}
 		if !s.counter.TryInc(s.ctl.Limit()) {
 			s.shed.Add(1)
-			s.ctl.Refused()
+			s.ctl.Bound()
 			s.reject.ServeHTTP(w, r)
 			return
 		}

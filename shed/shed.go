@@ -10,6 +10,9 @@
 //	mux.Handle("/hello", hello)
 //	http.ListenAndServe(":8000", shed.Limit(50)(mux))
 //
+// With no number (shed.Limit(0), or Options with Limit left out) the
+// limit finds itself from what the server completes: see Options.Limit.
+//
 // Shed is not a rate limiter and not per client: it bounds how many
 // requests this process serves at the same time. A request holds its
 // place for as long as it runs, body upload included: where slow uploads
@@ -197,7 +200,7 @@ type Stats struct {
 
 	// Adaptive holds the signals behind a limit that finds itself; nil
 	// for a fixed limit.
-	Adaptive *Signals
+	Adaptive *Signals `json:",omitempty"`
 }
 
 // Stats returns the Shedder's counters. Each field is read atomically; the

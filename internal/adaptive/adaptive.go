@@ -157,8 +157,8 @@ func (c *Controller) Done(token int64, ctx context.Context) {
 	}
 }
 
-// Refused notes that a request was refused because the limit was reached.
-func (c *Controller) Refused() {
+// Bound notes that a request found the limit reached: it was refused or queued.
+func (c *Controller) Bound() {
 	if !c.sat.Load() {
 		c.sat.Store(true)
 	}
@@ -167,7 +167,7 @@ func (c *Controller) Refused() {
 // Waited notes that a request waited d in the caller's queue before it was
 // admitted, refused or gone: the limit bound.
 func (c *Controller) Waited(d time.Duration) {
-	c.Refused()
+	c.Bound()
 	c.waitSum.Add(int64(d))
 	c.waits.Add(1)
 }

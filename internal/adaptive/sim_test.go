@@ -118,7 +118,7 @@ func (s *sim) admit() bool {
 		return true
 	}
 	if s.queue == 0 {
-		s.c.Refused()
+		s.c.Bound()
 		return false
 	}
 	start := time.Now()

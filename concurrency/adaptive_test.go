@@ -1,0 +1,82 @@
+package concurrency_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/frontdoor-go/frontdoor/concurrency"
+)
+
+// Slots that find themselves, in front of a handler that waits for one of
+// 4 workers for 8 ms (capacity 500/s), at twice that load from a cold
+// start with clients that give up after 100 ms: the limit finds the
+// workers, the queue absorbs the bursts, goodput stays near capacity.
+func TestAdaptiveFindsWorkers(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		workers := make(chan struct{}, 4)
+		var done, late atomic.Int64
+		l := concurrency.New(concurrency.Options{QueueTimeout: 50 * time.Millisecond})
+		h := l.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			workers <- struct{}{}
+			time.Sleep(8 * time.Millisecond)
+			<-workers
+			if r.Context().Err() != nil {
+				late.Add(1)
+				return
+			}
+			done.Add(1)
+		}))
+		var wg sync.WaitGroup
+		var mid int64
+		for i := range 10000 { // 1000/s for 10 s
+			if i == 5000 {
+				mid = done.Load()
+			}
+			wg.Go(func() {
+				ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+				defer cancel()
+				h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/", nil).WithContext(ctx))
+			})
+			time.Sleep(time.Millisecond)
+		}
+		wg.Wait()
+		st := l.Stats()
+		t.Logf("completed %d in time, %d late; %+v %+v", done.Load()-mid, late.Load(), st.Limit, *st.Adaptive)
+		if got := done.Load() - mid; got < 2250 {
+			t.Errorf("completed %d in time in the last 5 s, want >= 2250 of the workers' 2500", got)
+		}
+		if st.Running != 0 || st.Queued != 0 {
+			t.Errorf("Running, Queued = %d, %d after the run, want 0, 0", st.Running, st.Queued)
+		}
+		if st.Limit < 4 || st.Limit > 8 {
+			t.Errorf("Limit = %d, want a little above the 4 workers", st.Limit)
+		}
+		if st.MaxQueue != concurrency.DefaultQueueFactor*st.Limit {
+			t.Errorf("MaxQueue = %d, want %d × Limit %d", st.MaxQueue, concurrency.DefaultQueueFactor, st.Limit)
+		}
+		if b := st.Adaptive.Baseline; b < 7*time.Millisecond || b > 11*time.Millisecond {
+			t.Errorf("Baseline = %v, want about 8ms", b)
+		}
+		if st.Adaptive.QueueWait == 0 {
+			t.Error("QueueWait = 0 at twice the capacity")
+		}
+	})
+}
+
+func TestReserveP(t *testing.T) {
+	before := runtime.GOMAXPROCS(0)
+	defer runtime.GOMAXPROCS(before)
+	if got := concurrency.ReserveP(); got != before+1 {
+		t.Errorf("ReserveP() = %d, want %d", got, before+1)
+	}
+	if got := concurrency.ReserveP(); got != before+1 {
+		t.Errorf("second ReserveP() = %d, want %d: only the first call changes GOMAXPROCS", got, before+1)
+	}
+}
