@@ -18,12 +18,20 @@ import (
 // 4 workers for 8 ms (capacity 500/s), at twice that load from a cold
 // start with clients that give up after 100 ms: the limit finds the
 // workers, the queue absorbs the bursts, goodput stays near capacity.
+//
+// Requests come through Handler, or through Acquire as a job loop would.
 func TestAdaptiveFindsWorkers(t *testing.T) {
+	for _, via := range []string{"Handler", "Acquire"} {
+		t.Run(via, func(t *testing.T) { testAdaptiveFindsWorkers(t, via) })
+	}
+}
+
+func testAdaptiveFindsWorkers(t *testing.T, via string) {
 	synctest.Test(t, func(t *testing.T) {
 		workers := make(chan struct{}, 4)
 		var done, late atomic.Int64
 		l := concurrency.New(concurrency.Options{QueueTimeout: 50 * time.Millisecond})
-		h := l.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		work := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			workers <- struct{}{}
 			time.Sleep(8 * time.Millisecond)
 			<-workers
@@ -32,7 +40,8 @@ func TestAdaptiveFindsWorkers(t *testing.T) {
 				return
 			}
 			done.Add(1)
-		}))
+		})
+		h := l.Handler(work)
 		var wg sync.WaitGroup
 		var mid int64
 		for i := range 10000 { // 1000/s for 10 s
@@ -42,7 +51,17 @@ func TestAdaptiveFindsWorkers(t *testing.T) {
 			wg.Go(func() {
 				ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 				defer cancel()
-				h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/", nil).WithContext(ctx))
+				r := httptest.NewRequest("GET", "/", nil).WithContext(ctx)
+				if via == "Handler" {
+					h.ServeHTTP(httptest.NewRecorder(), r)
+					return
+				}
+				release, err := l.Acquire(ctx)
+				if err != nil {
+					return
+				}
+				defer release()
+				work.ServeHTTP(nil, r)
 			})
 			time.Sleep(time.Millisecond)
 		}

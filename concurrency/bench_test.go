@@ -1,43 +1,38 @@
 package concurrency
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"testing"
 	"time"
-
-	"github.com/go-chi/chi/v5/middleware"
 )
 
-// The uncontended path: the limit is never reached. Compare ns/op and
-// allocs with the bare handler and chi's Throttle in the same run.
+// The library's benchmarks compare the Limiter with a bare handler only;
+// comparisons with peers are in examples/peers.
+
+// The uncontended path: the limit is never reached.
 func BenchmarkUncontended(b *testing.B) {
 	ok := http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})
-	for _, bc := range []struct {
-		name string
-		h    http.Handler
-	}{
-		{"bare", ok},
-		{"chi.Throttle", middleware.Throttle(1 << 20)(ok)},
-		{"concurrency", New(Options{Limit: 1 << 20}).Handler(ok)},
-	} {
-		b.Run(bc.name, func(b *testing.B) { serveParallel(b, bc.h) })
-	}
+	b.Run("bare", func(b *testing.B) { serveParallel(b, ok) })
+	b.Run("concurrency", func(b *testing.B) { serveParallel(b, New(Options{Limit: 1 << 20}).Handler(ok)) })
 }
 
+// spin is a handler of about 2µs of CPU, enough to keep a queue busy.
+var spin = http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
+	for t := time.Now(); time.Since(t) < 2*time.Microsecond; {
+	}
+})
+
 // The contended path: one slot, 8 goroutines per P compete for it, the
-// rest queue (a handler of ~2µs keeps the queue busy).
+// rest queue. The bare handler runs them all at once.
 func BenchmarkContended(b *testing.B) {
-	work := http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
-		for t := time.Now(); time.Since(t) < 2*time.Microsecond; {
-		}
-	})
 	for _, bc := range []struct {
 		name string
 		h    http.Handler
 	}{
-		{"chi.ThrottleBacklog", middleware.ThrottleBacklog(1, 1<<20, time.Minute)(work)},
-		{"concurrency", New(Options{Limit: 1, MaxQueue: 1 << 20, QueueTimeout: time.Minute}).Handler(work)},
+		{"bare", spin},
+		{"concurrency", New(Options{Limit: 1, MaxQueue: 1 << 20, QueueTimeout: time.Minute}).Handler(spin)},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			b.SetParallelism(8)
@@ -46,29 +41,42 @@ func BenchmarkContended(b *testing.B) {
 	}
 }
 
-// A refusal: every slot and the queue are full; no allocation of ours.
+// A refusal: the only slot is held and there is no queue. The default
+// refusal allocates nothing of ours.
 func BenchmarkRefusal(b *testing.B) {
 	l := New(Options{Limit: 1, MaxQueue: -1})
-	release := make(chan struct{})
-	h := l.Handler(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { <-release }))
-	go h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/", nil))
-	for l.Stats().Running == 0 {
-		time.Sleep(time.Millisecond)
+	release, ok := l.TryAcquire()
+	if !ok {
+		b.Fatal("TryAcquire() on an idle Limiter failed")
 	}
-	defer close(release)
-	b.ReportAllocs()
-	w := &discardWriter{h: http.Header{}}
-	r := httptest.NewRequest("GET", "/", nil)
-	for b.Loop() {
-		h.ServeHTTP(w, r)
-	}
+	defer release()
+	serveParallel(b, l.Handler(spin))
 }
 
-// serveParallel serves h from every P with a recorder per goroutine.
+// Acquire and release outside HTTP, uncontended: release is a closure of
+// its own, so that calling it twice is safe.
+func BenchmarkAcquire(b *testing.B) {
+	l := New(Options{Limit: 1 << 20})
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			release, err := l.Acquire(ctx)
+			if err != nil {
+				b.Error(err)
+				return
+			}
+			release()
+		}
+	})
+}
+
+// serveParallel serves h from every P, each goroutine with a writer that
+// discards what it is given (a recorder would allocate on every write).
 func serveParallel(b *testing.B, h http.Handler) {
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {
-		w := httptest.NewRecorder()
+		w := &discardWriter{h: http.Header{}}
 		r := httptest.NewRequest("GET", "/", nil)
 		for pb.Next() {
 			h.ServeHTTP(w, r)

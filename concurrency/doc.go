@@ -1,18 +1,16 @@
-// Package concurrency provides a middleware that runs at most Limit
-// requests at once — one render at a time per slot — and keeps the others
-// in a short, bounded queue, refusing at once those that could not start
-// within their wait budget. It is HAProxy's "maxconn 1 per worker, plus a
-// queue" built into the Go process.
+// Package concurrency provides a limiter that runs at most Limit requests
+// at once and keeps the others in a short, bounded queue, refusing at once
+// those that could not start within their wait budget: HAProxy's
+// "maxconn 1 per worker, plus a queue" built into the Go process.
 //
 //	mux.Handle("/render", concurrency.Limit(1)(render))
 //
-// or, with every option:
+// or, with options:
 //
 //	l := concurrency.New(concurrency.Options{
-//		Limit:        runtime.NumCPU(),      // renders at once
-//		MaxQueue:     16,                    // requests that may wait
+//		Limit:        procs + 1,             // see the sizing rule below
+//		MaxQueue:     16,                    // callers that may wait
 //		QueueTimeout: 50 * time.Millisecond, // the most one may wait
-//		Order:        concurrency.FIFO,      // or LIFO
 //	})
 //	mux.Handle("/render", l.Handler(render))
 //
@@ -21,54 +19,66 @@
 //	concurrency.ReserveP() // GOMAXPROCS: Go's default + 1, a P for the front door
 //	mux.Handle("/render", concurrency.New(concurrency.Options{}).Handler(render))
 //
+// Outside HTTP (gRPC interceptors, job loops), Acquire and TryAcquire take
+// a slot by the same rules; a refusal is a *RefusedError:
+//
+//	release, err := l.Acquire(ctx)
+//	if err != nil {
+//		return err // *RefusedError, or ctx's error
+//	}
+//	defer release()
+//
 // # Refusing fast
 //
-// The Limiter keeps a moving average of the handler's duration (and of
-// its deviation), in which one request counts for at most twice the
-// current plan, so a single slow request does not make it turn everybody
-// away. A request that finds every slot busy is refused at once, with 503
-// and Retry-After, when the queue is full or when others already wait and
-// its expected wait — its place in line / Limit, in rounds of the planned
-// service time — exceeds its wait budget: QueueTimeout, cut to its context
-// deadline less the service time. It does not sit out the QueueTimeout
-// first. A request that finds nobody waiting is never refused on the
-// estimate alone: it waits, up to its budget, and so keeps the estimate
-// honest (only requests that run are timed). A request that does queue and
-// is still waiting when its budget runs out is refused then, and so is one
-// whose context deadline passes while it waits: a deadline set by an outer
-// middleware leaves the client connected and owed an answer. A request
-// whose client goes away (its context is canceled) while it waits is
-// dropped without a response and counted as abandoned, never as a refusal.
+// The Limiter keeps a moving average of how long a slot is held, and of
+// its deviation, in which one sample counts for at most twice the current
+// plan, so a single slow request does not make it turn everybody away. A
+// caller that finds every slot busy is refused at once when the queue is
+// full, or when others already wait and its expected wait (its place in
+// line / Limit, in rounds of the planned service time) exceeds its wait
+// budget: QueueTimeout, cut to its context deadline less the service time.
+// A caller that finds nobody waiting is never refused on the estimate
+// alone: it waits, up to its budget, and so keeps the estimate honest
+// (only callers that hold a slot are timed). A caller still waiting when
+// its budget runs out is refused then, and so is one whose context
+// deadline passes while it waits: a deadline set by an outer middleware
+// leaves the client connected and owed an answer. A caller whose context
+// is canceled while it waits is dropped (an HTTP client gets no response)
+// and counted as abandoned, never as a refusal.
 //
 // # Sizing for CPU-bound handlers: leave one P for the front door
 //
 // For handlers that burn CPU (server-side rendering, image resizing,
-// templating big pages) on a machine with N cores the rule is
+// templating big pages), with N the number of CPUs the process may use,
+// the rule is
 //
 //	GOMAXPROCS >= Limit + 1   (always: refusals need a P of their own)
-//	Limit = N + 1             (keeps every core busy; N gives the lowest
-//	                           refusal latency at some cost in goodput)
+//	Limit = N + 1             (keeps every CPU busy; N gives faster
+//	                           refusals at some cost in goodput)
 //
-//	runtime.GOMAXPROCS(runtime.NumCPU() + 2)
-//	l := concurrency.New(concurrency.Options{Limit: runtime.NumCPU() + 1})
+// Read N once at start, before changing GOMAXPROCS: its default follows
+// the CPUs and the container's CPU limit, which runtime.NumCPU does not.
+//
+//	procs := runtime.GOMAXPROCS(0)
+//	runtime.GOMAXPROCS(procs + 2)
+//	l := concurrency.New(concurrency.Options{Limit: procs + 1})
 //
 // With several Limiters in front of CPU-bound handlers, Limit in the rule
 // is the sum of theirs.
 //
-// Everything in front of the queue — accepting connections, reading
-// headers, this package's refusals — runs on the same Ps (GOMAXPROCS) as
-// the renders. Go preempts a goroutine that does not block only about
-// every 10 ms, and polls the network only when a P falls idle or every
-// 10 ms, so when renders hold every P, new requests wait in the kernel and
-// in the scheduler, not in this package's queue, where nobody can refuse
-// them: clients time out although a queue with a timeout is in place.
-// With one P more than Limit, that P has no render to run: it sleeps in
-// the network poller and answers at once, and the operating system shares
-// the cores between the render threads and it; refusals take little CPU.
-// One render more than cores measured 3-12 points more goodput than one
-// per core (8-10 on average): the cores stay busy across the moments when
-// a render thread waits for the operating system to run it or to hand it
-// the next request.
+// Everything in front of the queue (accepting connections, reading
+// headers, this package's refusals) runs on the same Ps as the handlers.
+// Go preempts a goroutine that does not block only after several
+// milliseconds, and polls the network only when a P falls idle or on the
+// same slow tick, so when handlers hold every P, new requests wait in the
+// kernel and in the scheduler, not in this package's queue, where nobody
+// can refuse them: clients time out although a queue with a timeout is in
+// place. With one P more than Limit, that P has no handler to run: it
+// waits in the network poller and answers at once, and the operating
+// system shares the CPUs between the handler threads and it. One handler
+// more than CPUs keeps the CPUs busy across the moments when a handler
+// thread waits for the operating system to run it or to hand it the next
+// request.
 //
 // The spare P also takes the end of each request: when a finishing request
 // hands its slot to a waiter, it yields its P (runtime.Gosched), so the
@@ -78,31 +88,19 @@
 // response until a handler gave up its P. GOMAXPROCS is read again every
 // few dozen handoffs, not on each, so a change at run time is followed.
 //
-// Measured with examples/overload on 2 cores (8 ms sha256 renders, clients
-// that give up after 100 ms, QueueTimeout 50 ms, 2x and 3x the measured
-// capacity, three runs each; see the README for the full table):
-//
-//	Limit 3, GOMAXPROCS 4 (the rule):   goodput 92-100% / 86-97% of capacity,
-//	                                    0% client timeouts, refusals p99 6-14 ms
-//	Limit 2, GOMAXPROCS 3:              goodput 86-89% / 83-86%, 0%, p99 4-9 ms
-//	Limit 3, GOMAXPROCS 3 (no spare P): goodput 89-95% / 88-96%, 0%, p99 29-44 ms
-//	Limit 2, GOMAXPROCS 2 (no spare P): goodput 72-86% / 75-81%, 3-13% timeouts,
-//	                                    p99 77-97 ms
-//
 // Handlers that mostly wait (on I/O, a database pool, a sleep) hold no P
 // while they wait: for them Limit is the capacity of what they wait on and
 // may be far above GOMAXPROCS.
 //
 // QueueTimeout should be the time callers wait for an answer less the
-// handler's slowest usual duration: with clients that give up after 100 ms
-// and 8 ms renders, 50 ms leaves room for scheduling noise.
+// handler's slowest usual duration, with room to spare for scheduling.
 //
 // # A limit that finds itself
 //
 // With Limit 0 the slot count finds itself from what the handler
 // completes, how long requests wait in the queue, and how long goroutines
 // wait for a P. It starts one below GOMAXPROCS and doubles per window (a
-// few handler durations) while goodput — requests completed for a client
+// few handler durations) while goodput — requests completed for a caller
 // still there, within their deadline — rises with it. Then it stays a
 // little above the product of the highest recent goodput and the
 // handler's duration when it shares nothing: below that product every
@@ -119,16 +117,16 @@
 // busy. A MaxQueue left at 0 follows the limit. Stats reports the limit
 // and the signals behind it (Stats.Adaptive).
 //
-// Admission reads the limit with one atomic load. The request that closes
+// Admission reads the limit with one atomic load. The caller that closes
 // a window updates the limit; nothing runs in the background.
 //
 // # Order
 //
 // FIFO (the default) serves the longest waiter first; with the wait-budget
-// check every request it admits is likely to be served in time. LIFO
-// serves the newest first — under overload the clients most likely still
-// waiting — and, when the queue is full, drops the oldest waiter to make
-// room. CoDelTarget adds CoDel-style control: once the queue has stayed
+// check every caller it admits is likely to be served in time. LIFO serves
+// the newest first (under overload, the clients most likely still waiting)
+// and, when the queue is full, drops the oldest waiter to make room.
+// CoDelTarget adds CoDel-style control: once the queue has stayed
 // non-empty, without a break, for a whole CoDelInterval, the budget of
 // newcomers drops to CoDelTarget, so a standing queue drains. A burst after
 // an idle period starts with the whole budget.
@@ -136,8 +134,8 @@
 // # Counters
 //
 // Stats returns plain counters (running, queued, admitted, refused by
-// reason, timed out, abandoned), the service-time average and a
-// queue-wait histogram, for the metrics package or a health check. An
+// reason, abandoned), the service-time average and a queue-wait
+// histogram, for the metrics package or a health check. An
 // inflight.Counter passed as Options.Counter makes the running count
 // readable elsewhere.
 package concurrency

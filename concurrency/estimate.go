@@ -57,3 +57,15 @@ func (l *Limiter) estimate(pos int) time.Duration {
 	rounds := (int64(pos) + lim - 1) / lim
 	return time.Duration(rounds * l.planned())
 }
+
+// maxRetryAfter caps the Retry-After header, in seconds.
+const maxRetryAfter = 60
+
+// RetryAfter returns the Retry-After a refusal would carry now: the
+// estimated time for the queue to drain plus one service time, in whole
+// seconds rounded up, at least 1 and at most 60.
+func (l *Limiter) RetryAfter() int {
+	ns := (l.queued.Load()/l.lim() + 1) * l.planned()
+	s := (ns + 1e9 - 1) / 1e9
+	return int(min(max(s, 1), maxRetryAfter))
+}

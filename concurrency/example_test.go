@@ -1,9 +1,12 @@
 package concurrency_test
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"sync"
 	"time"
 
 	"github.com/frontdoor-go/frontdoor/concurrency"
@@ -24,33 +27,97 @@ func ExampleLimit() {
 
 func ExampleNew() {
 	l := concurrency.New(concurrency.Options{
-		Limit:        2,                     // one render per core...
-		MaxQueue:     16,                    // ...a short queue...
-		QueueTimeout: 50 * time.Millisecond, // ...that clients timing out at 100ms can afford
+		Limit:        3,                     // cores + 1 on two cores, with GOMAXPROCS at Limit + 1 (see the sizing rule)
+		MaxQueue:     -1,                    // no queue: a request that finds every slot busy is refused at once
+		QueueTimeout: 50 * time.Millisecond, // with a queue, the most a request would wait
 	})
-	busy := make(chan struct{})
-	done := make(chan struct{})
 	h := l.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		<-busy
+		fmt.Fprintln(w, "<html>…</html>")
 	}))
-	for range 2 {
-		go func() { h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/", nil)); done <- struct{}{} }()
+
+	// Three jobs outside HTTP take every slot.
+	var held []func()
+	for range 3 {
+		release, _ := l.TryAcquire()
+		held = append(held, release)
 	}
-	for l.Stats().Running < 2 {
-		time.Sleep(time.Millisecond)
-	}
-	// Both slots are busy: this request waits its 50ms budget, then gets a 503.
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, httptest.NewRequest("GET", "/", nil))
 	fmt.Println(rec.Code, rec.Header().Get("Retry-After"))
-	close(busy)
-	<-done
-	<-done
+
+	held[0]() // one slot comes free
+	rec = httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest("GET", "/", nil))
+	fmt.Println(rec.Code)
+
+	for _, release := range held[1:] {
+		release()
+	}
 	s := l.Stats()
-	fmt.Printf("admitted %d, timed out %d, running %d\n", s.Admitted, s.TimedOut, s.Running)
+	fmt.Printf("admitted %d, refused %d (queue full %d), running %d\n", s.Admitted, s.Refused, s.QueueFull, s.Running)
 	// Output:
 	// 503 1
-	// admitted 2, timed out 1, running 0
+	// 200
+	// admitted 4, refused 1 (queue full 1), running 0
+}
+
+// A job loop shares a limit with others: Acquire waits for a slot, so the
+// loop starts at most Limit jobs at once.
+func ExampleLimiter_Acquire() {
+	l := concurrency.New(concurrency.Options{
+		Limit:        2,
+		QueueTimeout: -1, // jobs wait for a slot as long as their context allows
+	})
+	ctx := context.Background()
+	squares := make([]int, 6)
+	var wg sync.WaitGroup
+	for i := range squares {
+		release, err := l.Acquire(ctx)
+		if err != nil {
+			fmt.Println(err)
+			break
+		}
+		wg.Go(func() {
+			defer release()
+			squares[i] = i * i
+		})
+	}
+	wg.Wait()
+	fmt.Println(squares, l.Stats().Admitted)
+	// Output: [0 1 4 9 16 25] 6
+}
+
+// A refusal outside HTTP is a *RefusedError with the reason and when to
+// come back.
+func ExampleRefusedError() {
+	l := concurrency.New(concurrency.Options{Limit: 1, MaxQueue: -1})
+	release, _ := l.TryAcquire() // the only slot
+	defer release()
+
+	_, err := l.Acquire(context.Background())
+	var refused *concurrency.RefusedError
+	if errors.As(err, &refused) {
+		fmt.Println(refused.Reason, refused.RetryAfter)
+	}
+	fmt.Println(err)
+	// Output:
+	// queue full 1s
+	// concurrency: refused (queue full), retry after 1s
+}
+
+func ExampleLimiter_TryAcquire() {
+	l := concurrency.New(concurrency.Options{Limit: 1})
+	release, ok := l.TryAcquire()
+	fmt.Println(ok)
+	_, ok = l.TryAcquire() // the slot is taken: no waiting
+	fmt.Println(ok)
+	release()
+	release() // a second call does nothing
+	fmt.Println(l.Stats().Running)
+	// Output:
+	// true
+	// false
+	// 0
 }
 
 // Slots with no number: the limit finds itself, and MaxQueue follows it.

@@ -217,7 +217,7 @@ func TestNewPanics(t *testing.T) {
 	}{
 		{"limit", Options{Limit: -1}, "concurrency: Limit must be >= 0"},
 		{"queue", Options{MaxQueue: -2}, "concurrency: MaxQueue must be >= -1"},
-		{"timeout", Options{QueueTimeout: -1}, "concurrency: QueueTimeout must be >= 0"},
+		{"timeout", Options{QueueTimeout: -2}, "concurrency: QueueTimeout must be >= -1"},
 		{"order", Options{Order: 9}, "concurrency: unknown Order"},
 		{"codel", Options{CoDelTarget: -1}, "concurrency: CoDelTarget and CoDelInterval must be >= 0"},
 	} {

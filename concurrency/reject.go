@@ -5,9 +5,6 @@ import (
 	"strconv"
 )
 
-// maxRetryAfter caps the Retry-After header, in seconds.
-const maxRetryAfter = 60
-
 var (
 	refusalBody = []byte("503 Service Unavailable: busy, retry later\n")
 	contentType = []string{"text/plain; charset=utf-8"}
@@ -28,15 +25,6 @@ var (
 		return t
 	}()
 )
-
-// RetryAfter returns the Retry-After a refusal would carry now: the
-// estimated time for the queue to drain plus one service time, in whole
-// seconds rounded up, at least 1 and at most 60.
-func (l *Limiter) RetryAfter() int {
-	ns := (l.queued.Load()/l.lim() + 1) * l.planned()
-	s := (ns + 1e9 - 1) / 1e9
-	return int(min(max(s, 1), maxRetryAfter))
-}
 
 // refuse answers a refused request: Retry-After, then Options.Reject or the
 // default 503.

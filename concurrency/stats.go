@@ -8,21 +8,24 @@ import (
 
 // Stats is a snapshot of a Limiter's counters. Totals count since New.
 type Stats struct {
-	Running int64 // requests running next now
-	Queued  int64 // requests waiting for a slot now
-	Limit   int64 // the slot count
+	Running int64 // slots held now (requests running next, and Acquire callers)
+	Queued  int64 // callers waiting for a slot now
+	Limit   int   // the slot count
 	// MaxQueue is the queue bound (0: no queue).
-	MaxQueue int64
+	MaxQueue int
 
-	Admitted uint64 // requests passed to next
-	// Refused is QueueFull + OverBudget + TimedOut: requests answered 503.
+	Admitted uint64 // slots taken: requests passed to next, and successful Acquire and TryAcquire
+	// Refused is QueueFull + OverBudget + TimedOut: requests answered 503
+	// and Acquire calls that returned a *RefusedError. A failed TryAcquire
+	// is not counted.
 	Refused    uint64
 	QueueFull  uint64 // refused: queue full (or, LIFO, pushed out by a newer request)
 	OverBudget uint64 // refused at once: the estimated wait exceeded the wait budget
 	TimedOut   uint64 // refused after waiting out the wait budget or the context deadline
-	Abandoned  uint64 // context canceled (client left) while queued: never run, not answered
+	Abandoned  uint64 // context canceled (the caller left) before it got a slot: never run, not answered
 
-	// ServiceTime is the moving average of the duration of next.
+	// ServiceTime is the moving average of how long a slot is held (the
+	// duration of next), timed only while every slot is taken.
 	ServiceTime time.Duration
 
 	// QueueWait is the distribution of the time spent queued by requests
@@ -40,15 +43,15 @@ func (l *Limiter) Stats() Stats {
 	s := Stats{
 		Running:     l.running.Load(),
 		Queued:      l.queued.Load(),
-		Limit:       l.lim(),
-		MaxQueue:    int64(l.queueCap()),
+		Limit:       int(l.lim()),
+		MaxQueue:    l.queueCap(),
 		Admitted:    l.admitted.Load(),
 		QueueFull:   l.full.Load(),
 		OverBudget:  l.overBudget.Load(),
 		TimedOut:    l.timedOut.Load(),
 		Abandoned:   l.abandoned.Load(),
 		ServiceTime: l.ServiceTime(),
-		QueueWait:   l.wait.Snapshot(),
+		QueueWait:   l.waited.Snapshot(),
 		Adaptive:    signals(l.ctl),
 	}
 	s.Refused = s.QueueFull + s.OverBudget + s.TimedOut

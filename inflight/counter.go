@@ -70,7 +70,16 @@ func (c *Counter) Peak() int64 { return c.peak.Load() }
 
 // ResetPeak sets the peak to the current count and returns the peak it
 // replaces, so a caller can read the high-water mark of each interval.
-func (c *Counter) ResetPeak() int64 { return c.peak.Swap(c.n.Load()) }
+// Increments concurrent with the call are counted in the peak it returns
+// and, if their requests are still in flight, in the new one: once
+// ResetPeak returns, the peak is never below the count.
+func (c *Counter) ResetPeak() int64 {
+	old := c.peak.Swap(c.n.Load())
+	// An increment between the Load and the Swap saw the old, higher
+	// peak and left it alone; raise the new peak to the count it left.
+	c.notePeak(c.n.Load())
+	return old
+}
 
 // notePeak raises the peak to n if n is higher. The common case, n not
 // above the peak, costs one atomic load.

@@ -1,6 +1,7 @@
 package inflight_test
 
 import (
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -158,5 +159,46 @@ func TestPeak(t *testing.T) {
 	c.Inc()
 	if got := c.Peak(); got != 2 {
 		t.Errorf("Peak() = %d, want 2", got)
+	}
+}
+
+// TestResetPeakNeverBelowCount resets the peak while another goroutine
+// raises the count, round after round: once both are done, the peak is at
+// least the count.
+func TestResetPeakNeverBelowCount(t *testing.T) {
+	const rounds, incs = 20000, 3
+	var c inflight.Counter
+	// The two sides meet on atomics rather than channels so that the
+	// increments run in parallel with ResetPeak, not after it.
+	var started, finished atomic.Int64
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer started.Store(rounds) // let the incrementer finish after a failure
+	wg.Go(func() {
+		for i := int64(1); i <= rounds; i++ {
+			for started.Load() < i {
+				runtime.Gosched()
+			}
+			for range incs {
+				c.Inc()
+			}
+			finished.Store(i)
+		}
+	})
+	for i := int64(1); i <= rounds; i++ {
+		started.Store(i)
+		c.ResetPeak()
+		for finished.Load() < i {
+			runtime.Gosched()
+		}
+		if n, p := c.Load(), c.Peak(); p < n {
+			t.Fatalf("round %d: Peak() = %d with the count at %d after ResetPeak, want >= %d", i, p, n, n)
+		}
+		for range incs {
+			c.Dec()
+		}
+	}
+	if got := c.Load(); got != 0 {
+		t.Errorf("Load() = %d, want 0", got)
 	}
 }

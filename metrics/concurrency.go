@@ -53,8 +53,8 @@ func NewConcurrencyCollector(name string, l *concurrency.Limiter) prometheus.Col
 		ch <- counter(abandoned, st.Abandoned)
 		ch <- gauge(running, st.Running)
 		ch <- gauge(queued, st.Queued)
-		ch <- gauge(limit, st.Limit)
-		ch <- gauge(queueLimit, st.MaxQueue)
+		ch <- gauge(limit, int64(st.Limit))
+		ch <- gauge(queueLimit, int64(st.MaxQueue))
 		ch <- prometheus.MustNewConstMetric(service, prometheus.GaugeValue, st.ServiceTime.Seconds())
 		h := st.QueueWait
 		ch <- constHistogram(wait, perBucket(h.Bounds, h.Counts, h.Count, h.Sum))

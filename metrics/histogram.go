@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"math"
 	"slices"
 	"sync/atomic"
 
@@ -35,10 +36,17 @@ type durationHistogram struct {
 	sumNs   atomic.Uint64
 }
 
+// newDurationHistogram returns a histogram with the bounds secs, which
+// are finite, positive and ascending. A bound beyond the largest Duration
+// (about 292 years) holds every duration.
 func newDurationHistogram(secs []float64) durationHistogram {
 	bounds := make([]int64, len(secs))
 	for i, s := range secs {
-		bounds[i] = int64(s * 1e9)
+		if ns := s * 1e9; ns < math.MaxInt64 {
+			bounds[i] = int64(ns)
+		} else {
+			bounds[i] = math.MaxInt64 // int64(ns) would overflow
+		}
 	}
 	return durationHistogram{bounds: bounds, secs: secs, buckets: make([]atomic.Uint64, len(bounds)+1)}
 }

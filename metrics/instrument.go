@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"math"
 	"net/http"
 	"slices"
 	"sync/atomic"
@@ -13,8 +14,9 @@ import (
 // to use.
 type InstrumenterOptions struct {
 	// Buckets are the upper bounds, in seconds, of the latency histogram's
-	// buckets, strictly ascending and > 0. Nil means prometheus.DefBuckets
-	// (5 ms to 10 s).
+	// buckets, strictly ascending and > 0 (NaN is neither). A last +Inf is
+	// allowed and dropped, as client_golang does: every histogram has a
+	// +Inf bucket. Nil means prometheus.DefBuckets (5 ms to 10 s).
 	Buckets []float64
 }
 
@@ -29,23 +31,34 @@ func Instrument(name string, reg prometheus.Registerer) func(http.Handler) http.
 }
 
 // NewInstrumenter returns an Instrumenter labelled name=name. It panics if
-// name is empty or the buckets are not strictly ascending and positive.
+// name is empty or the buckets are not as InstrumenterOptions.Buckets
+// says: positive, strictly ascending, no NaN, +Inf only last.
 func NewInstrumenter(name string, opts InstrumenterOptions) *Instrumenter {
 	if opts.Buckets == nil {
 		opts.Buckets = prometheus.DefBuckets
 	}
-	for i, b := range opts.Buckets {
-		if b <= 0 || (i > 0 && b <= opts.Buckets[i-1]) {
-			panic("metrics: Buckets must be > 0 and strictly ascending")
-		}
-	}
+	secs := checkBuckets(opts.Buckets)
 	in := &Instrumenter{}
-	secs := slices.Clone(opts.Buckets)
 	for i := range in.classes {
 		in.classes[i].duration = newDurationHistogram(secs)
 	}
 	in.initDescs(name)
 	return in
+}
+
+// checkBuckets returns a copy of the bounds b without a last +Inf, and
+// panics unless the rest are finite, positive and strictly ascending.
+// The comparisons are written so that NaN fails them.
+func checkBuckets(b []float64) []float64 {
+	if n := len(b); n > 0 && math.IsInf(b[n-1], 1) {
+		b = b[:n-1]
+	}
+	for i, v := range b {
+		if !(v > 0) || math.IsInf(v, 1) || (i > 0 && !(v > b[i-1])) {
+			panic("metrics: Buckets must be > 0, strictly ascending and not NaN, with +Inf only last")
+		}
+	}
+	return slices.Clone(b)
 }
 
 // An Instrumenter is a middleware that counts the requests passing

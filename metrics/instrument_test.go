@@ -2,9 +2,12 @@ package metrics_test
 
 import (
 	"errors"
+	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -179,4 +182,66 @@ func TestInstrumentRegisters(t *testing.T) {
 		}
 	}()
 	metrics.Instrument("api", reg)
+}
+
+// TestInstrumentBucketBounds checks that any bounds NewInstrumenter
+// accepts count latencies right: a last +Inf is the histogram's own +Inf
+// bucket, and bounds too large for nanoseconds still hold every request.
+func TestInstrumentBucketBounds(t *testing.T) {
+	tests := []struct {
+		name       string
+		buckets    []float64
+		wantBounds []float64
+		wantCounts []uint64 // cumulative, for requests of 0s and 2s
+	}{
+		{"last +Inf dropped", []float64{0.1, math.Inf(1)}, []float64{0.1}, []uint64{1}},
+		{"only +Inf", []float64{math.Inf(1)}, []float64{}, []uint64{}},
+		{"beyond nanoseconds", []float64{1, 1e10}, []float64{1, 1e10}, []uint64{1, 2}},
+		{"largest float", []float64{1, math.MaxFloat64}, []float64{1, math.MaxFloat64}, []uint64{1, 2}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				in := metrics.NewInstrumenter("api", metrics.InstrumenterOptions{Buckets: tt.buckets})
+				for _, d := range []time.Duration{0, 2 * time.Second} {
+					in.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+						time.Sleep(d)
+					})).ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/", nil))
+				}
+				h := in.Stats().Classes["2xx"].Duration
+				if !slices.Equal(h.Bounds, tt.wantBounds) || !slices.Equal(h.Counts, tt.wantCounts) || h.Count != 2 {
+					t.Errorf("Duration = bounds %v counts %v count %d, want bounds %v counts %v count 2",
+						h.Bounds, h.Counts, h.Count, tt.wantBounds, tt.wantCounts)
+				}
+				got := collectText(t, in)
+				if want := `frontdoor_http_request_duration_seconds_bucket{code="2xx",name="api",le="+Inf"} 2` + "\n"; !strings.Contains(got, want) {
+					t.Errorf("collected metrics:\n%s\nwant a line %q", got, want)
+				}
+				if n := strings.Count(got, `code="2xx",name="api",le="+Inf"`); n != 1 {
+					t.Errorf("%d +Inf buckets for 2xx, want 1", n)
+				}
+			})
+		})
+	}
+}
+
+// TestInstrumentBucketsRefused checks that bounds client_golang would
+// refuse, and NaN, panic at construction with the package prefix.
+func TestInstrumentBucketsRefused(t *testing.T) {
+	inf, nan := math.Inf(1), math.NaN()
+	for _, b := range [][]float64{
+		{nan}, {nan, 1}, {1, nan}, {1, nan, 2},
+		{inf, 1}, {1, inf, inf}, {math.Inf(-1), 1},
+		{1, 1}, {2, 1}, {0, 1}, {-1},
+	} {
+		t.Run(fmt.Sprint(b), func(t *testing.T) {
+			defer func() {
+				msg, _ := recover().(string)
+				if !strings.HasPrefix(msg, "metrics: ") {
+					t.Errorf("NewInstrumenter(Buckets: %v) panic = %q, want a \"metrics: \" message", b, msg)
+				}
+			}()
+			metrics.NewInstrumenter("api", metrics.InstrumenterOptions{Buckets: b})
+		})
+	}
 }

@@ -3,6 +3,7 @@ package ping
 import (
 	"errors"
 	"io"
+	"math/bits"
 	"net"
 	"strconv"
 	"sync"
@@ -55,6 +56,7 @@ type Agent struct {
 	mu     sync.Mutex
 	lns    map[net.Listener]struct{}
 	closed bool
+	done   chan struct{} // closed by Close, ends a pause between accepts
 	conns  sync.WaitGroup
 }
 
@@ -77,6 +79,7 @@ func NewAgent(opts AgentOptions) *Agent {
 		minW:    int64(opts.MinWeight),
 		timeout: opts.Timeout,
 		lns:     make(map[net.Listener]struct{}),
+		done:    make(chan struct{}),
 	}
 	if a.minW == 0 {
 		a.minW = 1
@@ -109,14 +112,22 @@ func (a *Agent) appendReply(b []byte) []byte {
 	return append(b, '\n')
 }
 
-// weight is the free share of the limit in percent, at least minW.
+// weight is the free share of the limit in percent, rounded down, at
+// least minW. The product 100 × free is taken in 128 bits: in 64 it
+// wraps for limits above MaxInt64/100.
 func (a *Agent) weight(n int64) int64 {
-	w := 100 * (a.limit - n) / a.limit
-	return min(max(w, a.minW), 100)
+	free := uint64(min(max(a.limit-n, 0), a.limit))
+	hi, lo := bits.Mul64(100, free)
+	w, _ := bits.Div64(hi, lo, uint64(a.limit)) // hi < limit: free <= limit
+	return min(max(int64(w), a.minW), 100)
 }
 
 // ServeAgent accepts agent-check connections on ln and answers each one,
-// until Close; then it returns ErrAgentClosed. Any other Accept error is
+// until Close; then it returns ErrAgentClosed. An Accept error that may
+// pass (too many open files, the kernel short of buffers or memory, a
+// timeout) is retried after a pause that doubles from 5ms up to 1s, as
+// net/http's Server does, so the agent outlives the overload it reports.
+// Any other Accept error, such as the listener closed by someone else, is
 // returned as is. ln is closed when ServeAgent returns.
 func (a *Agent) ServeAgent(ln net.Listener) error {
 	a.mu.Lock()
@@ -134,6 +145,7 @@ func (a *Agent) ServeAgent(ln net.Listener) error {
 		ln.Close()
 	}()
 
+	var pause time.Duration
 	for {
 		conn, err := ln.Accept()
 		if err != nil {
@@ -143,12 +155,20 @@ func (a *Agent) ServeAgent(ln net.Listener) error {
 			if closed {
 				return ErrAgentClosed
 			}
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
-				continue
+			if !retryable(err) {
+				return err
 			}
-			return err
+			pause = min(max(2*pause, 5*time.Millisecond), time.Second)
+			t := time.NewTimer(pause)
+			select {
+			case <-t.C:
+			case <-a.done:
+				t.Stop()
+				return ErrAgentClosed
+			}
+			continue
 		}
+		pause = 0
 		a.mu.Lock()
 		if a.closed {
 			a.mu.Unlock()
@@ -162,6 +182,30 @@ func (a *Agent) ServeAgent(ln net.Listener) error {
 			a.serveConn(conn)
 		}()
 	}
+}
+
+// retryable reports whether an Accept error may pass: what net/http's
+// Server retries (errors that say they are temporary, such as EMFILE, and
+// timeouts), and the kernel running out of buffers or memory (ENOBUFS,
+// ENOMEM), which an overloaded server may meet too.
+func retryable(err error) bool {
+	if errors.Is(err, net.ErrClosed) {
+		return false
+	}
+	var te interface{ Temporary() bool }
+	if errors.As(err, &te) && te.Temporary() {
+		return true
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return true
+	}
+	for _, e := range exhausted {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
 }
 
 // serveConn answers one agent check. HAProxy may send an agent-send
@@ -186,7 +230,10 @@ func (a *Agent) serveConn(conn net.Conn) {
 // answered to finish. It returns nil.
 func (a *Agent) Close() error {
 	a.mu.Lock()
-	a.closed = true
+	if !a.closed {
+		a.closed = true
+		close(a.done)
+	}
 	for ln := range a.lns {
 		ln.Close()
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"io"
+	"math"
 	"net"
 	"strings"
 	"testing"
@@ -52,6 +53,33 @@ func TestAgentReply(t *testing.T) {
 	}
 	if got := ping.NewAgent(ping.AgentOptions{}).Reply(); got != "up ready\n" {
 		t.Errorf("zero AgentOptions: Reply() = %q, want \"up ready\\n\"", got)
+	}
+}
+
+// TestAgentWeightAnyLimit checks the weight for every Limit NewAgent
+// accepts, the largest included: 100% when idle, the free share rounded
+// down, never a wrapped-around product.
+func TestAgentWeightAnyLimit(t *testing.T) {
+	tests := []struct {
+		limit, inflight int64
+		want            string
+	}{
+		{math.MaxInt64, 0, "up ready 100%\n"},
+		{math.MaxInt64, 1, "up ready 99%\n"},
+		{math.MaxInt64 / 99, 0, "up ready 100%\n"},
+		{math.MaxInt64 / 2, 3, "up ready 99%\n"},
+		{1, 0, "up ready 100%\n"},
+		{1, 1, "up ready 1%\n"},
+	}
+	for _, tt := range tests {
+		c := new(inflight.Counter)
+		for range tt.inflight {
+			c.Inc()
+		}
+		a := ping.NewAgent(ping.AgentOptions{Counter: c, Limit: tt.limit})
+		if got := a.Reply(); got != tt.want {
+			t.Errorf("Limit %d, %d in flight: Reply() = %q, want %q", tt.limit, tt.inflight, got, tt.want)
+		}
 	}
 }
 

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"sync/atomic"
 	"time"
+
+	"github.com/frontdoor-go/frontdoor/internal/retryafter"
 )
 
 // Handler returns a middleware that answers GET and HEAD requests for path
@@ -30,8 +32,9 @@ type Options struct {
 	LivePath string
 	// Body is the body of a 200 answer. Empty means "ok\n".
 	Body string
-	// RetryAfter is sent, rounded up to whole seconds, with the 503 of the
-	// ready path while draining. Zero means 1s.
+	// RetryAfter is sent, rounded up to whole seconds and capped at one
+	// day (86400), with the 503 of the ready path while draining. Zero
+	// means 1s.
 	RetryAfter time.Duration
 	// DrainDelay is how long ServeUntil keeps serving after it starts to
 	// drain and before it stops listening: long enough for every load
@@ -100,7 +103,7 @@ func New(opts Options) *Checker {
 		drainBody:       []byte(drainBody),
 		okLen:           []string{strconv.Itoa(len(body))},
 		drainLen:        []string{strconv.Itoa(len(drainBody))},
-		retryAfter:      []string{strconv.FormatInt(int64((ra+time.Second-1)/time.Second), 10)},
+		retryAfter:      []string{retryafter.Value(ra)},
 		drainDelay:      delay,
 		shutdownTimeout: opts.ShutdownTimeout,
 	}
@@ -114,12 +117,16 @@ func New(opts Options) *Checker {
 //     Retry-After and Connection: close while Draining or in Maint.
 //
 // Answers carry Content-Type: text/plain; charset=utf-8 and Cache-Control:
-// no-store. Every other request (other paths, other methods) goes to next
-// with the ResponseWriter and Request untouched, so every optional
-// interface of the writer survives; while draining, Connection: close is
-// set on its response header first, so HTTP/1.x keep-alive clients open
-// their next connection to another server. The handler is safe for
-// concurrent use by multiple goroutines.
+// no-store. Their header values are preformatted and shared by every
+// answer, so answering allocates nothing: middleware wrapping the handler
+// may replace them (Header().Set) but must not write into them in place.
+//
+// Every other request (other paths, other methods) goes to next with the
+// ResponseWriter and Request untouched, so every optional interface of the
+// writer survives; while draining, Connection: close is set on its
+// response header first (a value of its own, which next may change), so
+// HTTP/1.x keep-alive clients open their next connection to another
+// server. The handler is safe for concurrent use by multiple goroutines.
 func (c *Checker) Handler(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		draining := State(c.state.Load()) != Ready
@@ -141,7 +148,8 @@ func (c *Checker) Handler(next http.Handler) http.Handler {
 			}
 		}
 		if draining {
-			w.Header()["Connection"] = closeValue
+			// A value of next's own: user code may write into it.
+			w.Header()["Connection"] = []string{"close"}
 		}
 		next.ServeHTTP(w, r)
 	})
@@ -154,7 +162,8 @@ var (
 )
 
 // answer writes a preformatted health-check response. The header values
-// are shared slices that net/http only reads.
+// are shared by every answer; no handler of the user's runs between
+// setting them and WriteHeader, after which net/http works on its own copy.
 func (c *Checker) answer(w http.ResponseWriter, r *http.Request, code int, closeConn bool) {
 	h := w.Header()
 	h["Content-Type"] = plainText

@@ -3,6 +3,7 @@ package ping_test
 import (
 	"context"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httptrace"
@@ -126,6 +127,30 @@ func TestOptions(t *testing.T) {
 	}
 }
 
+// TestRetryAfterAtMostOneDay checks that any RetryAfter New accepts is
+// sent while draining as whole seconds between 1 and one day.
+func TestRetryAfterAtMostOneDay(t *testing.T) {
+	tests := []struct {
+		d    time.Duration
+		want string
+	}{
+		{24 * time.Hour, "86400"},
+		{24*time.Hour + time.Nanosecond, "86400"},
+		{1000 * time.Hour, "86400"},
+		{math.MaxInt64 - time.Second + 2, "86400"},
+		{math.MaxInt64, "86400"},
+	}
+	for _, tt := range tests {
+		c := ping.New(ping.Options{ReadyPath: "/ready", RetryAfter: tt.d})
+		c.Drain()
+		rec := httptest.NewRecorder()
+		c.Handler(&app{}).ServeHTTP(rec, httptest.NewRequest("GET", "/ready", nil))
+		if got := rec.Header().Get("Retry-After"); got != tt.want {
+			t.Errorf("RetryAfter %v: Retry-After = %q, want %q", tt.d, got, tt.want)
+		}
+	}
+}
+
 // wantPingPanic checks that f panics with a "ping: " message.
 func wantPingPanic(t *testing.T, f func()) {
 	t.Helper()
@@ -190,6 +215,25 @@ func TestStateAndStats(t *testing.T) {
 		}
 	}()
 	c.SetState(7)
+}
+
+// TestNextOwnsItsHeaderValues checks that the Connection: close set for
+// next while draining belongs to that response alone: a handler that
+// rewrites the value in place changes no later response.
+func TestNextOwnsItsHeaderValues(t *testing.T) {
+	c := ping.New(ping.Options{ReadyPath: "/ping", LivePath: "/livez"})
+	c.Drain()
+	rewrite := c.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header()["Connection"][0] = "keep-alive"
+	}))
+	rewrite.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/x", nil))
+	for _, path := range []string{"/x", "/ping", "/livez"} {
+		rec := httptest.NewRecorder()
+		c.Handler(&app{}).ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
+		if got := rec.Header().Get("Connection"); got != "close" {
+			t.Errorf("GET %s after a handler rewrote its header: Connection = %q, want close", path, got)
+		}
+	}
 }
 
 // TestConnectionCloseOnWire checks that a keep-alive client really gets its

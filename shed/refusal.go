@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/frontdoor-go/frontdoor/internal/retryafter"
 )
 
 // refusalBody is the body of the default refusal.
@@ -24,7 +26,7 @@ type refusal struct {
 
 func newRefusal(retryAfter time.Duration, closeConn bool) *refusal {
 	f := &refusal{
-		retryAfter:    []string{strconv.FormatInt(retryAfterSeconds(retryAfter), 10)},
+		retryAfter:    []string{retryafter.Value(retryAfter)},
 		contentType:   []string{"text/plain; charset=utf-8"},
 		contentLength: []string{strconv.Itoa(len(refusalBody))},
 		body:          []byte(refusalBody),
@@ -38,8 +40,10 @@ func newRefusal(retryAfter time.Duration, closeConn bool) *refusal {
 func (f *refusal) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
 	h := w.Header()
 	// Canonical keys assigned directly: no canonicalization, no new slices.
-	// The slices are shared by all refusals; Header.Set and Add replace or
-	// copy them, so no later writer can change another response's values.
+	// The slices are shared by all refusals, which is safe because no user
+	// handler runs here (Reject replaces this refusal whole) and net/http
+	// copies the header at WriteHeader; code around the Shedder may
+	// replace them (Header().Set) but must not write into them.
 	h["Retry-After"] = f.retryAfter
 	h["Content-Type"] = f.contentType
 	h["Content-Length"] = f.contentLength

@@ -55,17 +55,21 @@ type Options struct {
 	Counter *inflight.Counter
 
 	// RetryAfter is sent in the Retry-After header of a refusal, rounded
-	// up to whole seconds. Zero means DefaultRetryAfter; it must not be
-	// negative.
+	// up to whole seconds and capped at one day (86400), so a huge value
+	// cannot overflow or keep clients away for years. Zero means
+	// DefaultRetryAfter; it must not be negative.
 	RetryAfter time.Duration
 
-	// CloseConnection adds "Connection: close" to a refusal, so the
-	// client's next attempt opens a new connection, which a load balancer
-	// may send to another instance.
+	// CloseConnection adds "Connection: close" to the default refusal, so
+	// the client's next attempt opens a new connection, which a load
+	// balancer may send to another instance. A Reject handler sets its own
+	// headers.
 	CloseConnection bool
 
 	// Reject, if not nil, answers refused requests instead of the default
-	// 503. It runs outside the limit and should be as cheap as possible.
+	// 503, starting from the response header as the Shedder received it:
+	// it sets Retry-After itself. It runs outside the limit and should be
+	// as cheap as possible.
 	Reject http.Handler
 
 	// Exempt, if not nil, is called for every request before admission;
@@ -138,7 +142,10 @@ type Shedder struct {
 // A refused request never reaches next. It gets 503 Service Unavailable
 // with Retry-After (whole seconds), Content-Type text/plain, a short fixed
 // body and, if configured, Connection: close — or whatever Options.Reject
-// writes. The refusal allocates nothing and logs nothing.
+// writes, on a header the Shedder has not touched. The default refusal
+// allocates nothing and logs nothing: its header values are preformatted
+// and shared by every refusal, so middleware wrapping the Shedder may
+// replace them (Header().Set) but must not write into them in place.
 //
 // Admitted requests reach next with the original ResponseWriter and
 // Request, so every optional interface of the writer survives.
@@ -215,10 +222,4 @@ func (s *Shedder) Stats() Stats {
 		Limit:    s.Limit(),
 		Adaptive: signals(s.ctl),
 	}
-}
-
-// retryAfterSeconds rounds d up to whole seconds, at least 1.
-func retryAfterSeconds(d time.Duration) int64 {
-	s := int64((d + time.Second - 1) / time.Second)
-	return max(s, 1)
 }

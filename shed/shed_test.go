@@ -1,6 +1,7 @@
 package shed_test
 
 import (
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -125,6 +126,28 @@ func TestRetryAfterRounding(t *testing.T) {
 	}
 }
 
+// TestRetryAfterAtMostOneDay checks that any RetryAfter New accepts is
+// sent as whole seconds between 1 and one day, the largest durations
+// included.
+func TestRetryAfterAtMostOneDay(t *testing.T) {
+	tests := []struct {
+		d    time.Duration
+		want string
+	}{
+		{24 * time.Hour, "86400"},
+		{24*time.Hour + time.Nanosecond, "86400"},
+		{1000 * time.Hour, "86400"},
+		{math.MaxInt64 - time.Second + 2, "86400"},
+		{math.MaxInt64, "86400"},
+	}
+	for _, tt := range tests {
+		s := fill(shed.Options{Limit: 1, RetryAfter: tt.d}, 1)
+		if got := serve(s.Handler(okHandler)).Header().Get("Retry-After"); got != tt.want {
+			t.Errorf("RetryAfter %v: Retry-After = %q, want %q", tt.d, got, tt.want)
+		}
+	}
+}
+
 func TestNewPanics(t *testing.T) {
 	tests := []struct {
 		name string
@@ -185,5 +208,31 @@ func TestNoAllocations(t *testing.T) {
 				t.Errorf("allocations per request = %v, want 0", n)
 			}
 		})
+	}
+}
+
+// TestRejectSharesNoHeaderValues checks that a Reject handler gets no
+// header value of the Shedder's, so rewriting what it finds in place
+// changes no other response.
+func TestRejectSharesNoHeaderValues(t *testing.T) {
+	for _, closeConn := range []bool{false, true} {
+		reject := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			for k, v := range w.Header() {
+				t.Errorf("Reject got header %s: %q, want none of the Shedder's", k, v)
+				v[0] = "rewritten"
+			}
+			w.Header().Set("Retry-After", "7")
+			w.WriteHeader(http.StatusServiceUnavailable)
+		})
+		rejecting := fill(shed.Options{Limit: 1, CloseConnection: closeConn, Reject: reject}, 1)
+		plain := fill(shed.Options{Limit: 1, CloseConnection: closeConn}, 1)
+		for range 2 {
+			if got := serve(rejecting.Handler(okHandler)).Header().Get("Retry-After"); got != "7" {
+				t.Errorf("Reject's Retry-After = %q, want 7", got)
+			}
+			if got := serve(plain.Handler(okHandler)).Header().Get("Retry-After"); got != "1" {
+				t.Errorf("default refusal's Retry-After = %q, want 1", got)
+			}
+		}
 	}
 }

@@ -58,7 +58,9 @@ type Controller struct {
 	procs func() int               // runtime.GOMAXPROCS(0)
 	debug func(w window, st state) // tests: called after each window
 
-	_ [64]byte
+	_   [64]byte
+	seq atomic.Uint64 // admissions, for callers that count none (Next)
+	_   [64]byte
 
 	// Window sums, written by sampled completions, refusals and waits.
 	count   atomic.Int64 // completions still wanted, weighted by sampling
@@ -193,3 +195,7 @@ func (c *Controller) Set(n int64) {
 	c.st.lim = float64(n)
 	c.limit.Store(n)
 }
+
+// Next is Start for a caller without an admission count of its own: the
+// controller counts admissions itself, at the cost of one more atomic add.
+func (c *Controller) Next() int64 { return c.Start(c.seq.Add(1)) }

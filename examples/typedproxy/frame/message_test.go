@@ -3,8 +3,11 @@ package frame_test
 import (
 	"bytes"
 	"errors"
+	"math"
 	"reflect"
 	"testing"
+
+	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/frontdoor-go/frontdoor/examples/typedproxy/frame"
 )
@@ -128,5 +131,36 @@ func TestRequestValid(t *testing.T) {
 		if r.Valid() {
 			t.Errorf("Valid(%q) = true, want false", r.URL)
 		}
+	}
+}
+
+// TestUnmarshalFieldNumberRange checks that field numbers above
+// 2^29-1, which protobuf does not allow, are refused like the runtime
+// refuses them, and that the largest valid one is skipped as unknown.
+func TestUnmarshalFieldNumberRange(t *testing.T) {
+	field := func(num protowire.Number) []byte {
+		return protowire.AppendVarint(protowire.AppendTag(nil, num, protowire.VarintType), 1)
+	}
+	tests := []struct {
+		name string
+		in   []byte
+		ok   bool
+	}{
+		{"largest valid", field(protowire.MaxValidNumber), true},
+		{"one above", field(protowire.MaxValidNumber + 1), false},
+		{"largest int32", field(math.MaxInt32), false},
+		{"after a known field", append([]byte{0x08, 0x01}, field(1<<30)...), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var req frame.Request
+			if err := req.Unmarshal(tt.in); (err == nil) != tt.ok || (err != nil && !errors.Is(err, frame.ErrMalformed)) {
+				t.Errorf("Request.Unmarshal(% x) = %v, want ok %v (or ErrMalformed)", tt.in, err, tt.ok)
+			}
+			var resp frame.Response
+			if err := resp.Unmarshal(tt.in); (err == nil) != tt.ok || (err != nil && !errors.Is(err, frame.ErrMalformed)) {
+				t.Errorf("Response.Unmarshal(% x) = %v, want ok %v (or ErrMalformed)", tt.in, err, tt.ok)
+			}
+		})
 	}
 }

@@ -10,7 +10,8 @@ import (
 
 // ErrMalformed is wrapped by every error Unmarshal returns: the bytes are
 // not a valid encoding of the message (bad varint, length past the end,
-// wrong wire type for a known field, invalid UTF-8 in a string field).
+// field number out of range, wrong wire type for a known field, invalid
+// UTF-8 in a string field).
 var ErrMalformed = errors.New("frame: malformed message")
 
 func malformed(msg string, num protowire.Number, why any) error {
@@ -69,6 +70,8 @@ type decoder struct {
 }
 
 // next reads the next tag; it reports false at the end or on error.
+// Field numbers outside 1..2^29-1 are malformed, as in the protobuf
+// runtime (ConsumeTag alone lets numbers up to 2^31-1 through).
 func (d *decoder) next() bool {
 	if len(d.b) == 0 || d.err != nil {
 		return false
@@ -76,6 +79,10 @@ func (d *decoder) next() bool {
 	num, typ, n := protowire.ConsumeTag(d.b)
 	if n < 0 {
 		d.err = malformed(d.msg, 0, protowire.ParseError(n))
+		return false
+	}
+	if num > protowire.MaxValidNumber {
+		d.err = malformed(d.msg, num, "field number above 2^29-1")
 		return false
 	}
 	d.num, d.typ, d.b = num, typ, d.b[n:]

@@ -1,6 +1,7 @@
 package concurrency
 
 import (
+	"math"
 	"net/http"
 	"runtime"
 	"sync"
@@ -19,6 +20,9 @@ const (
 	DefaultQueueFactor = 8
 	// DefaultQueueTimeout is the longest a request waits in the queue.
 	DefaultQueueTimeout = 100 * time.Millisecond
+	// DefaultCoDelIntervalFactor sets the default CoDelInterval to
+	// DefaultCoDelIntervalFactor × CoDelTarget.
+	DefaultCoDelIntervalFactor = 20
 )
 
 // Options configures a Limiter. The zero value of each field means its
@@ -42,7 +46,8 @@ type Options struct {
 	// QueueTimeout is the most a request may wait in the queue. The wait
 	// budget of a request is QueueTimeout, shortened by its context
 	// deadline (less the estimated service time) if it has one.
-	// 0 means DefaultQueueTimeout; negative panics.
+	// 0 means DefaultQueueTimeout; -1 means no timeout (a request waits
+	// until a slot comes free or its context ends); below -1 panics.
 	QueueTimeout time.Duration
 
 	// Order is the order in which waiting requests get a slot. The zero
@@ -53,9 +58,11 @@ type Options struct {
 	// delay: when the queue has not been empty at any moment during the
 	// last CoDelInterval, the wait budget of new arrivals drops to
 	// CoDelTarget, so a standing queue drains instead of staying full.
+	// 0 means off; negative panics.
 	CoDelTarget time.Duration
 
-	// CoDelInterval is the window of CoDel control. 0 means 20 × CoDelTarget.
+	// CoDelInterval is the window of CoDel control. 0 means
+	// DefaultCoDelIntervalFactor × CoDelTarget; negative panics.
 	CoDelInterval time.Duration
 
 	// Counter, if not nil, is the counter of running requests, so that a
@@ -64,12 +71,18 @@ type Options struct {
 	// counter of the Limiter's own.
 	Counter *inflight.Counter
 
-	// Reject, if not nil, writes the response of a refused request instead
-	// of the default 503. It is called with the Retry-After header already
-	// set on w, in a value of its own that it may change. It is not called
-	// for requests whose client went away.
+	// Reject, if not nil, writes the answer to a refused request instead
+	// of the default. When it is called, the refusal's headers
+	// (Retry-After, and Connection: close when the connection will be
+	// closed) are already set on w with values of this request's own;
+	// Reject writes the status and the body. It is not called for
+	// requests whose client went away. The default is 503 Service
+	// Unavailable with a short plain-text body.
 	Reject http.Handler
 }
+
+// noTimeout is the wait budget of QueueTimeout -1: longer than any wait.
+const noTimeout = time.Duration(math.MaxInt64)
 
 // Order is the order in which queued requests are served.
 type Order uint8
@@ -87,7 +100,8 @@ const (
 // A Limiter runs at most Limit requests at once and queues a bounded
 // number of others for a bounded time. Create it with New. A Limiter is
 // safe for concurrent use by multiple goroutines; one Limiter may guard
-// several routes, which then share its slots and its queue.
+// several routes, which then share its slots and its queue, and callers
+// outside HTTP share them too through Acquire and TryAcquire.
 type Limiter struct {
 	limit    int64                // fixed limit; 0 when ctl finds it
 	ctl      *adaptive.Controller // nil: the limit is fixed
@@ -116,7 +130,7 @@ type Limiter struct {
 	svcDev   atomic.Int64 // EWMA of its absolute deviation, nanoseconds
 
 	full, overBudget, timedOut, abandoned atomic.Uint64
-	wait                                  *histogram.Histogram
+	waited                                *histogram.Histogram // time queued
 
 	mu       sync.Mutex
 	q        queue
@@ -127,8 +141,9 @@ type Limiter struct {
 }
 
 // Limit returns a middleware that runs at most n requests at once with the
-// default queue (8 × n waiters, 100 ms); n = 0 lets the limit find itself.
-// It is New(Options{Limit: n}).Handler.
+// default queue (DefaultQueueFactor × n waiters, each for at most
+// DefaultQueueTimeout); n = 0 lets the limit find itself. It is
+// New(Options{Limit: n}).Handler.
 func Limit(n int) func(http.Handler) http.Handler {
 	return New(Options{Limit: n}).Handler
 }
@@ -140,8 +155,8 @@ func New(o Options) *Limiter {
 		panic("concurrency: Limit must be >= 0")
 	case o.MaxQueue < -1:
 		panic("concurrency: MaxQueue must be >= -1")
-	case o.QueueTimeout < 0:
-		panic("concurrency: QueueTimeout must be >= 0")
+	case o.QueueTimeout < -1:
+		panic("concurrency: QueueTimeout must be >= -1")
 	case o.Order > LIFO:
 		panic("concurrency: unknown Order")
 	case o.CoDelTarget < 0 || o.CoDelInterval < 0:
@@ -157,11 +172,14 @@ func New(o Options) *Limiter {
 	case -1:
 		o.MaxQueue = 0
 	}
-	if o.QueueTimeout == 0 {
+	switch o.QueueTimeout {
+	case 0:
 		o.QueueTimeout = DefaultQueueTimeout
+	case -1:
+		o.QueueTimeout = noTimeout
 	}
 	if o.CoDelTarget > 0 && o.CoDelInterval == 0 {
-		o.CoDelInterval = 20 * o.CoDelTarget
+		o.CoDelInterval = DefaultCoDelIntervalFactor * o.CoDelTarget
 	}
 	l := &Limiter{
 		limit:    int64(o.Limit),
@@ -175,7 +193,7 @@ func New(o Options) *Limiter {
 		running:  o.Counter,
 		gosched:  runtime.Gosched,
 		maxprocs: func() int { return runtime.GOMAXPROCS(0) },
-		wait:     histogram.New(queueWaitBounds, 1e-9),
+		waited:   histogram.New(queueWaitBounds, 1e-9),
 	}
 	if l.running == nil {
 		l.running = new(inflight.Counter)
@@ -187,7 +205,8 @@ func New(o Options) *Limiter {
 	return l
 }
 
-// Handler returns next guarded by l.
+// Handler returns next guarded by l. It admits requests by the same rules
+// as Acquire; only the answer to a refusal is its own.
 //
 // A request that finds a free slot runs next at once. Otherwise it waits in
 // the queue, unless the queue is full, or others already wait and its
@@ -216,73 +235,16 @@ func New(o Options) *Limiter {
 // goroutines.
 func (l *Limiter) Handler(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		// Fast path: nobody waits and a slot is free.
-		if l.queued.Load() != 0 || !l.running.TryInc(l.lim()) {
-			if !l.acquire(w, r) {
-				return
+		if why, ok := l.acquire(r.Context()); !ok {
+			if why != 0 {
+				l.refuse(w, r)
 			}
+			return
 		}
-		n := l.admitted.Add(1)
 		if l.ctl != nil {
-			defer l.ctl.Done(l.ctl.Start(n), r.Context())
+			defer l.ctl.Done(l.ctl.Next(), r.Context())
 		}
-		// The service time matters only when requests may have to wait,
-		// so it is measured only while every slot is taken; a limiter far
-		// below its limit does not pay for the clock and the shared average.
-		if l.running.Load() < l.lim() {
-			defer l.free()
-		} else {
-			defer l.release(time.Now())
-		}
+		defer l.done(l.started())
 		next.ServeHTTP(w, r)
 	})
-}
-
-// release records the duration of a request that started at start and
-// frees its slot.
-func (l *Limiter) release(start time.Time) {
-	l.observe(time.Since(start))
-	l.free()
-}
-
-// free gives back one slot and hands it to a waiter if there is one.
-func (l *Limiter) free() {
-	l.running.Dec()
-	// A waiter publishes itself in queued before its last TryInc, so either
-	// it sees the slot freed above or we see it here (no lost wake-up).
-	if l.queued.Load() != 0 {
-		l.mu.Lock()
-		handed := l.grantLocked()
-		refresh := false
-		if handed {
-			l.handoffs++
-			refresh = l.handoffs%procsEvery == 0
-		}
-		l.mu.Unlock()
-		if handed {
-			l.stepAside(refresh)
-		}
-	}
-}
-
-// procsEvery is how many handoffs use a cached GOMAXPROCS before it is
-// read again. runtime.GOMAXPROCS takes the scheduler's global lock, too
-// dear for every handoff; but GOMAXPROCS can change at run time, so a
-// change is followed within procsEvery handoffs.
-const procsEvery = 64
-
-// stepAside runs on the goroutine of a request that has just handed its
-// slot to a waiter. The runtime made the waiter runnable next on this P;
-// yielding lets the waiter's handler start at once, on this thread, while
-// what remains of the finished request (writing out its response) moves to
-// a P that Limit leaves free. Without such a P the finished request would
-// wait behind a handler for its response, so then it goes on here.
-// refresh asks it to read GOMAXPROCS anew first.
-func (l *Limiter) stepAside(refresh bool) {
-	if refresh {
-		l.procs.Store(int64(l.maxprocs()))
-	}
-	if l.lim() < l.procs.Load() {
-		l.gosched()
-	}
 }

@@ -140,7 +140,7 @@ func TestQueueBound(t *testing.T) {
 					t.Errorf("Code = %d, want 503", got)
 				}
 				s := l.Stats()
-				if s.QueueFull != 1 || s.Queued != int64(tc.queued) || s.MaxQueue != int64(tc.queued) {
+				if s.QueueFull != 1 || s.Queued != int64(tc.queued) || s.MaxQueue != tc.queued {
 					t.Errorf("QueueFull, Queued, MaxQueue = %d, %d, %d, want 1, %d, %d",
 						s.QueueFull, s.Queued, s.MaxQueue, tc.queued, tc.queued)
 				}

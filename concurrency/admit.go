@@ -1,0 +1,204 @@
+package concurrency
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Acquire takes a slot for a caller outside HTTP (a gRPC interceptor, a
+// job loop), by the same rules as Handler: if no slot is free it waits in
+// the queue, or is refused at once when the queue is full or its estimated
+// wait exceeds its wait budget, or is refused when its budget runs out.
+//
+// On success it returns release, which the caller must call once when its
+// work is done; calling release again does nothing (it never frees a
+// second slot). On failure release is nil and err is a *RefusedError (use
+// errors.As), or ctx's error if ctx was canceled before a slot was taken.
+// A context whose deadline passes (context.DeadlineExceeded, as error or
+// as cause) is a refusal with Reason TimedOut, as for an HTTP request.
+//
+// Unlike Handler, which runs a request that finds a free slot whatever its
+// context, Acquire never takes a slot for a context that is already done,
+// so a loop around it ends when its context does.
+func (l *Limiter) Acquire(ctx context.Context) (release func(), err error) {
+	var why Reason
+	ok := false
+	if ctx.Err() != nil {
+		why, ok = l.ended(ctx)
+	} else {
+		why, ok = l.acquire(ctx)
+	}
+	if !ok {
+		if why == 0 {
+			return nil, ctx.Err()
+		}
+		return nil, &RefusedError{Reason: why, RetryAfter: time.Duration(l.RetryAfter()) * time.Second}
+	}
+	return l.releaser(ctx), nil
+}
+
+// TryAcquire takes a slot if one is free and nobody waits, without
+// waiting. It reports ok, and release as for Acquire, when it took one. A
+// failed TryAcquire is not counted as a refusal: the caller decides what
+// it means (it may call Acquire next).
+func (l *Limiter) TryAcquire() (release func(), ok bool) {
+	if l.queued.Load() != 0 || !l.running.TryInc(l.lim()) {
+		return nil, false
+	}
+	l.admitted.Add(1)
+	return l.releaser(nil), true
+}
+
+// acquire takes a slot for ctx, waiting in the queue if it must. It
+// reports ok when the caller holds a slot (counted as admitted) and must
+// release it with done. Otherwise why says why it was refused and counted
+// so, or is 0 when ctx was canceled (counted as abandoned).
+//
+// The fast path, nobody waiting and a slot free, is one load and one CAS.
+func (l *Limiter) acquire(ctx context.Context) (why Reason, ok bool) {
+	if l.queued.Load() == 0 && l.running.TryInc(l.lim()) {
+		l.admitted.Add(1)
+		return 0, true
+	}
+	return l.wait(ctx)
+}
+
+// wait is acquire when the fast path failed: it queues, or refuses.
+func (l *Limiter) wait(ctx context.Context) (why Reason, ok bool) {
+	if ctx.Err() != nil {
+		return l.ended(ctx)
+	}
+	now := time.Now()
+	if l.ctl != nil {
+		l.ctl.Bound()
+	}
+
+	l.mu.Lock()
+	if l.q.n == 0 && l.running.TryInc(l.lim()) {
+		l.mu.Unlock()
+		l.admitted.Add(1)
+		return 0, true
+	}
+	budget := l.waitBudgetLocked(ctx, now)
+	pos := l.q.n + 1
+	if l.order == LIFO {
+		pos = 1
+	}
+	// A request that finds nobody waiting waits out its budget whatever
+	// the estimate says: only a request that waits is timed, so refusing
+	// it on the estimate alone could keep a stale estimate alive, and the
+	// cost of a wrong estimate is then one waiter, not every newcomer.
+	if budget <= 0 || l.q.n > 0 && l.estimate(pos) > budget {
+		l.mu.Unlock()
+		l.overBudget.Add(1)
+		return OverBudget, false
+	}
+	if l.q.n == 0 {
+		l.busySince = now
+	}
+	if l.q.n >= l.queueCap() {
+		if l.order != LIFO || l.q.n == 0 {
+			l.mu.Unlock()
+			l.full.Add(1)
+			return QueueFull, false
+		}
+		old := l.q.head
+		l.q.remove(old)
+		old.state = evicted
+		close(old.ready)
+	}
+	wt := &waiter{ready: make(chan struct{})}
+	l.q.push(wt)
+	l.syncLocked()
+	// Retry after publishing: a release that ran before we were visible
+	// freed a slot that nobody would hand us.
+	l.grantLocked()
+	l.mu.Unlock()
+
+	var expired <-chan time.Time
+	if budget != noTimeout {
+		timer := time.NewTimer(budget)
+		defer timer.Stop()
+		expired = timer.C
+	}
+	left := false
+	select {
+	case <-wt.ready:
+	case <-expired:
+		left = true
+	case <-ctx.Done():
+		left = true
+	}
+	if left {
+		l.mu.Lock()
+		if wt.state == waiting {
+			l.q.remove(wt)
+			l.syncLocked()
+		}
+		l.mu.Unlock()
+	}
+	waited := time.Since(now)
+	l.waited.Observe(int64(waited))
+	if l.ctl != nil {
+		l.ctl.Waited(waited)
+	}
+
+	if wt.state == granted {
+		if ctx.Err() == nil {
+			l.admitted.Add(1)
+			return 0, true // granted, possibly just as the timer fired: run it
+		}
+		l.free() // pass the slot on without touching the service time
+	}
+	switch {
+	case ctx.Err() != nil:
+		return l.ended(ctx)
+	case wt.state == evicted:
+		l.full.Add(1)
+		return QueueFull, false
+	default:
+		l.timedOut.Add(1)
+		return TimedOut, false
+	}
+}
+
+// ended counts a caller whose context ended before it could run. A
+// deadline that passed is a timeout: an HTTP client may well be connected
+// and waiting (the deadline may come from a middleware or a per-route
+// budget), so it is refused. A canceled context means the caller went
+// away: why is 0, and an HTTP client gets nothing.
+func (l *Limiter) ended(ctx context.Context) (why Reason, ok bool) {
+	if deadlinePassed(ctx) {
+		l.timedOut.Add(1)
+		return TimedOut, false
+	}
+	l.abandoned.Add(1)
+	return 0, false
+}
+
+// deadlinePassed reports whether ctx ended because of a deadline, given as
+// its error or as the cause of its cancellation.
+func deadlinePassed(ctx context.Context) bool {
+	return errors.Is(ctx.Err(), context.DeadlineExceeded) ||
+		errors.Is(context.Cause(ctx), context.DeadlineExceeded)
+}
+
+// waitBudgetLocked returns how long a request arriving at now may wait:
+// QueueTimeout, cut to its context deadline less the estimated service
+// time, and cut to CoDelTarget while a standing queue persists: one that
+// has been non-empty without a break for longer than CoDelInterval. (The
+// last moment the queue was seen empty would not do: after an idle period
+// it is long past, and a burst would start with a cut budget.)
+func (l *Limiter) waitBudgetLocked(ctx context.Context, now time.Time) time.Duration {
+	b := l.timeout
+	if dl, ok := ctx.Deadline(); ok {
+		if rem := dl.Sub(now) - l.ServiceTime(); rem < b {
+			b = rem
+		}
+	}
+	if l.target > 0 && l.q.n > 0 && b > l.target && now.Sub(l.busySince) > l.interval {
+		b = l.target
+	}
+	return b
+}
