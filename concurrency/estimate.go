@@ -1,6 +1,10 @@
 package concurrency
 
-import "time"
+import (
+	"time"
+
+	"github.com/frontdoor-go/frontdoor/internal/retryafter"
+)
 
 // The service-time estimate drives both refusal at once and Retry-After.
 // Like TCP's retransmission timer it keeps a moving average of the handler
@@ -58,7 +62,8 @@ func (l *Limiter) estimate(pos int) time.Duration {
 	return time.Duration(rounds * l.planned())
 }
 
-// maxRetryAfter caps the Retry-After header, in seconds.
+// maxRetryAfter caps the Retry-After header, in seconds: the estimate
+// looks at most a minute ahead, well within retryafter.Max.
 const maxRetryAfter = 60
 
 // RetryAfter returns the Retry-After a refusal would carry now: the
@@ -66,6 +71,5 @@ const maxRetryAfter = 60
 // seconds rounded up, at least 1 and at most 60.
 func (l *Limiter) RetryAfter() int {
 	ns := (l.queued.Load()/l.lim() + 1) * l.planned()
-	s := (ns + 1e9 - 1) / 1e9
-	return int(min(max(s, 1), maxRetryAfter))
+	return int(min(retryafter.Seconds(time.Duration(ns)), maxRetryAfter))
 }
