@@ -242,9 +242,10 @@ func (l *Limiter) Handler(next http.Handler) http.Handler {
 			return
 		}
 		if l.ctl != nil {
-			defer l.ctl.Done(l.ctl.Next(), r.Context())
+			defer l.doneSampled(l.ctl.Start(l.admitted.Load()), r.Context())
+		} else {
+			defer l.done(l.started())
 		}
-		defer l.done(l.started())
 		next.ServeHTTP(w, r)
 	})
 }

@@ -10,18 +10,19 @@ import (
 // none) that has just taken a slot: the first call frees it, later calls
 // do nothing.
 func (l *Limiter) releaser(ctx context.Context) func() {
-	start := l.started()
-	var token int64
-	if l.ctl != nil {
-		token = l.ctl.Next()
-	}
 	var released atomic.Bool
+	if l.ctl != nil {
+		token := l.ctl.Start(l.admitted.Load())
+		return func() {
+			if released.CompareAndSwap(false, true) {
+				l.doneSampled(token, ctx)
+			}
+		}
+	}
+	start := l.started()
 	return func() {
 		if released.CompareAndSwap(false, true) {
 			l.done(start)
-			if l.ctl != nil {
-				l.ctl.Done(token, ctx)
-			}
 		}
 	}
 }
@@ -43,6 +44,16 @@ func (l *Limiter) started() time.Time {
 func (l *Limiter) done(start time.Time) {
 	if !start.IsZero() {
 		l.observe(time.Since(start))
+	}
+	l.free()
+}
+
+// doneSampled is done for a limit that finds itself: the controller times
+// the requests it samples, and those timings feed the service time too,
+// so the slot holders pay for no clock of the Limiter's own.
+func (l *Limiter) doneSampled(token int64, ctx context.Context) {
+	if d := l.ctl.Done(token, ctx); d > 0 {
+		l.observe(d)
 	}
 	l.free()
 }

@@ -58,9 +58,7 @@ type Controller struct {
 	procs func() int               // runtime.GOMAXPROCS(0)
 	debug func(w window, st state) // tests: called after each window
 
-	_   [64]byte
-	seq atomic.Uint64 // admissions, for callers that count none (Next)
-	_   [64]byte
+	_ [64]byte
 
 	// Window sums, written by sampled completions, refusals and waits.
 	count   atomic.Int64 // completions still wanted, weighted by sampling
@@ -120,10 +118,12 @@ func newController(initial int64, sched func() time.Duration) *Controller {
 // Limit returns the current limit: one atomic load.
 func (c *Controller) Limit() int64 { return c.limit.Load() }
 
-// Start is called when a request is admitted, with seq a number the
-// caller increments per admission (its count of admitted requests). It
-// returns the token to pass to Done: 0 for the requests that are not
-// sampled, which Done then counts for nothing and at no cost.
+// Start is called when a request is admitted, with seq the caller's count
+// of admitted requests, read after counting this one. It returns the token
+// to pass to Done: 0 for the requests that are not sampled, which Done
+// then counts for nothing and at no cost. One admission in 1<<shift is
+// sampled, and its completion counts for 1<<shift; a count read while
+// others add to it samples about as often, which is all the weights need.
 func (c *Controller) Start(seq uint64) int64 {
 	s := c.shift.Load()
 	if seq&(1<<s-1) != 0 {
@@ -138,9 +138,10 @@ const tokenShiftBits = 5
 // Done is called when the request admitted with token completes. ctx is
 // the request's context: a request whose context is done (client gone,
 // deadline passed) completed for nobody and is not counted as goodput.
-func (c *Controller) Done(token int64, ctx context.Context) {
+// It returns the request's duration if it was sampled, else 0.
+func (c *Controller) Done(token int64, ctx context.Context) time.Duration {
 	if token == 0 {
-		return
+		return 0
 	}
 	now := c.now()
 	weight := int64(1) << (token & (1<<tokenShiftBits - 1))
@@ -157,6 +158,7 @@ func (c *Controller) Done(token int64, ctx context.Context) {
 		c.closeWindow(now)
 		c.mu.Unlock()
 	}
+	return time.Duration(d)
 }
 
 // Bound notes that a request found the limit reached: it was refused or queued.
@@ -195,7 +197,3 @@ func (c *Controller) Set(n int64) {
 	c.st.lim = float64(n)
 	c.limit.Store(n)
 }
-
-// Next is Start for a caller without an admission count of its own: the
-// controller counts admissions itself, at the cost of one more atomic add.
-func (c *Controller) Next() int64 { return c.Start(c.seq.Add(1)) }
