@@ -200,10 +200,13 @@ func (c *Controller) updateBaseline(w window) {
 	// and Little's law gives the latency from counts alone. The larger of
 	// the two bounds the service time from above: it may lower the
 	// baseline. Only the sampled mean may raise it, and only on evidence.
+	// A window that began idle (the first one, or the first after a
+	// quiet spell) holds fewer requests than the limit for part of its
+	// length, so Little's bound is trusted up to twice the sampled one.
 	ub := w.lat + w.se
 	lower := ub
 	if w.sat && w.all > 0 {
-		lower = max(ub, time.Duration(w.lim/w.all*float64(time.Second)))
+		lower = max(ub, min(time.Duration(w.lim/w.all*float64(time.Second)), 2*ub))
 	}
 	switch {
 	case st.base == 0, lower <= st.base:
