@@ -76,7 +76,9 @@ type window struct {
 func (c *Controller) closeWindow(now int64) {
 	st := &c.st
 	elapsed := now - st.start
-	if c.samples.Load() < minSamples && elapsed < 8*int64(c.minLen()) {
+	// Start-up asks only whether goodput doubled with the limit: half the
+	// samples tell that.
+	if need := int64(minSamples) >> b2i(st.startup); c.samples.Load() < need && elapsed < 8*int64(c.minLen()) {
 		return // too few samples to say anything yet
 	}
 	n := c.samples.Swap(0)
@@ -271,4 +273,11 @@ func (c *Controller) schedCeiling(w window, lim float64) float64 {
 		st.hold = minHold // no cut needed for a whole hold: start over
 	}
 	return lim
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
