@@ -165,7 +165,7 @@ func (c *Controller) update(w window) {
 		if !w.sat {
 			break // demand is below the limit: nothing to learn yet
 		}
-		if !inflated && (!st.havePrev || w.rate >= 1.5*st.prev.rate) {
+		if !inflated && (!st.havePrev || w.rate >= gain*st.prev.rate) {
 			lim *= 2
 			break
 		}
@@ -215,14 +215,14 @@ func (c *Controller) updateBaseline(w window) {
 		st.base, st.baseAge = lower, 0
 	case !w.sat && st.baseAge >= horizon:
 		st.base, st.baseAge = ub, 0 // below the limit: what demand sees
-	case w.sat && st.havePrev && st.prev.sat && latencyIndependent(st.prev, w):
+	case !st.startup && w.sat && st.havePrev && st.prev.sat && latencyIndependent(st.prev, w):
 		st.base, st.baseAge = ub, 0
 	}
 }
 
 // latencyIndependent reports whether the limit and, with it, the in-flight
 // count moved by at least a fifth between windows a and b while latency
-// moved by under a quarter as much (in ratio): requests are not queueing
+// moved by under an eighth as much (in ratio): requests are not queueing
 // behind each other.
 func latencyIndependent(a, b window) bool {
 	if a.inflight <= 0 || b.inflight <= 0 || a.lat <= 0 {
@@ -236,7 +236,7 @@ func latencyIndependent(a, b window) bool {
 	// The limit moved, and the in-flight count followed it: a deliberate
 	// change, not noise in a window.
 	return math.Abs(dlim) >= math.Log(1.2) && dn*dlim > 0 && math.Abs(dn) >= math.Log(1.2) &&
-		dl < math.Abs(dn)/4 && noise < math.Abs(dn)/8
+		dl < math.Abs(dn)/8 && noise < math.Abs(dn)/8
 }
 
 // schedCeiling cuts lim when goroutines waited too long for a P, and
