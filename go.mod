@@ -4,7 +4,6 @@ go 1.25.0
 
 require (
 	github.com/felixge/httpsnoop v1.1.0
-	github.com/go-chi/chi/v5 v5.5.0
 	github.com/prometheus/client_golang v1.23.2
 	github.com/prometheus/client_model v0.6.3
 	github.com/prometheus/common v0.67.4

@@ -85,3 +85,32 @@ func BenchmarkBody(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkRefuse measures the default refusals: a declared length over
+// MaxBytes (413 before any read) and a chunked body found too large while
+// reading.
+//
+//	go test -run '^$' -bench BenchmarkRefuse -benchmem ./bodybuffer/
+func BenchmarkRefuse(b *testing.B) {
+	buf := New(Options{MaxBytes: 1 << 10})
+	h := buf.Handler(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	data := make([]byte, 2<<10)
+	for _, c := range []struct {
+		name string
+		cl   int64
+	}{{"declared", int64(len(data))}, {"read", -1}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.RunParallel(func(pb *testing.PB) {
+				body := &rewind{data: data}
+				r, _ := http.NewRequest("POST", "/", nil)
+				w := &benchWriter{h: http.Header{}}
+				for pb.Next() {
+					body.off = 0
+					r.Body, r.ContentLength = body, c.cl
+					h.ServeHTTP(w, r)
+				}
+			})
+		})
+	}
+}

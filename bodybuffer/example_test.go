@@ -41,3 +41,20 @@ func ExampleNew() {
 	fmt.Println(w.Code, w.Header().Get("Connection"), bb.Stats().TooLarge)
 	// Output: 413 close 1
 }
+
+func ExampleOptions_exempt() {
+	bb := bodybuffer.New(bodybuffer.Options{
+		// Uploads to /stream are read by the handler as they arrive.
+		Exempt: func(r *http.Request) bool { return r.URL.Path == "/stream" },
+	})
+	h := bb.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n, _ := io.Copy(io.Discard, r.Body)
+		fmt.Fprintf(w, "%d bytes", n)
+	}))
+	for _, path := range []string{"/stream", "/render"} {
+		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("POST", path, strings.NewReader("data")))
+	}
+	s := bb.Stats()
+	fmt.Println("passed", s.Passed, "buffered", s.Buffered)
+	// Output: passed 1 buffered 1
+}

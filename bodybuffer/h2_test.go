@@ -30,6 +30,8 @@ func TestHTTP2(t *testing.T) {
 			func(s Stats) bool { return s.Buffered == 1 && s.Bytes == 3000 }},
 		{"unknown length spooled", Options{MemBytes: 1000}, str(big), -1, 200,
 			func(s Stats) bool { return s.Buffered == 1 && s.Spilled == 1 }},
+		{"unknown length exactly MemBytes", Options{MemBytes: 3000}, str(big), -1, 200,
+			func(s Stats) bool { return s.Buffered == 1 && s.Spilled == 0 }},
 		{"declared too large", Options{MaxBytes: 2999}, str(big), 3000, 413,
 			func(s Stats) bool { return s.TooLarge == 1 && s.Bytes == 0 }},
 		{"read too large", Options{MaxBytes: 2999}, str(big), -1, 413,
@@ -128,47 +130,104 @@ func TestHTTP2ClientCancel(t *testing.T) {
 // content-length; net/http reports it and the answer is 400.
 func TestHTTP2ShortBody(t *testing.T) {
 	g := newRig(t, Options{}, true, nil)
+	h := dialH2(t, g)
+	h.request(1, "POST", "10", "abc")
+	if status := h.status(1); status != "400" {
+		t.Errorf(":status = %s, want 400", status)
+	}
+	h.c.Close()
+	g.close()
+	if s := g.b.Stats(); s.Truncated != 1 || g.calls.Load() != 0 {
+		t.Errorf("Truncated, calls = %d, %d, want 1, 0", s.Truncated, g.calls.Load())
+	}
+}
+
+// TestHTTP2RefusalKeepsConnection: a refusal ends its own stream only;
+// the connection stays open for the streams after it (no GOAWAY).
+func TestHTTP2RefusalKeepsConnection(t *testing.T) {
+	g := newRig(t, Options{MaxBytes: 5}, true, nil)
+	h := dialH2(t, g)
+	h.request(1, "POST", "10", "0123456789") // declared too large
+	h.request(3, "POST", "", "0123456789")   // too large while reading
+	h.request(5, "POST", "", "ok")
+	for _, want := range []struct {
+		id     uint32
+		status string
+	}{{1, "413"}, {3, "413"}, {5, "200"}} {
+		if got := h.status(want.id); got != want.status {
+			t.Errorf("stream %d: :status = %q, want %s", want.id, got, want.status)
+		}
+	}
+	if h.goAway {
+		t.Error("server sent GOAWAY after a refusal")
+	}
+	h.c.Close()
+	g.close()
+}
+
+// h2client is a raw HTTP/2 connection to a rig, for frame-level checks.
+type h2client struct {
+	t      *testing.T
+	c      *tls.Conn
+	fr     *http2.Framer
+	seen   map[uint32]string // :status by stream
+	goAway bool
+}
+
+func dialH2(t *testing.T, g *rig) *h2client {
+	t.Helper()
 	c, err := tls.Dial("tcp", g.ts.Listener.Addr().String(), &tls.Config{InsecureSkipVerify: true, NextProtos: []string{"h2"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close()
+	t.Cleanup(func() { c.Close() })
 	c.SetDeadline(time.Now().Add(20 * time.Second))
 	io.WriteString(c, http2.ClientPreface)
 	fr := http2.NewFramer(c, c)
 	fr.ReadMetaHeaders = hpack.NewDecoder(4096, nil)
 	fr.WriteSettings()
+	return &h2client{t: t, c: c, fr: fr, seen: map[uint32]string{}}
+}
+
+// request sends a request on stream id with the body data in one DATA
+// frame that ends the stream; cl is the content-length, "" for none.
+func (h *h2client) request(id uint32, method, cl, data string) {
 	var hb bytes.Buffer
 	enc := hpack.NewEncoder(&hb)
-	for _, f := range [][2]string{{":method", "POST"}, {":scheme", "https"}, {":path", "/"},
-		{":authority", "x"}, {"content-length", "10"}} {
+	fields := [][2]string{{":method", method}, {":scheme", "https"}, {":path", "/"}, {":authority", "x"}}
+	if cl != "" {
+		fields = append(fields, [2]string{"content-length", cl})
+	}
+	for _, f := range fields {
 		enc.WriteField(hpack.HeaderField{Name: f[0], Value: f[1]})
 	}
-	fr.WriteHeaders(http2.HeadersFrameParam{StreamID: 1, BlockFragment: hb.Bytes(), EndHeaders: true})
-	fr.WriteData(1, true, []byte("abc"))
-	status := ""
-	for status == "" {
-		f, err := fr.ReadFrame()
+	h.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: id, BlockFragment: hb.Bytes(), EndHeaders: true})
+	h.fr.WriteData(id, true, []byte(data))
+}
+
+// status reads frames until the response headers of stream id arrive,
+// and returns its :status. A reset of that stream fails the test.
+func (h *h2client) status(id uint32) string {
+	h.t.Helper()
+	for h.seen[id] == "" {
+		f, err := h.fr.ReadFrame()
 		if err != nil {
-			t.Fatalf("ReadFrame() error = %v before a response", err)
+			h.t.Fatalf("ReadFrame() error = %v before the response of stream %d", err, id)
 		}
 		switch f := f.(type) {
 		case *http2.SettingsFrame:
 			if !f.IsAck() {
-				fr.WriteSettingsAck()
+				h.fr.WriteSettingsAck()
 			}
+		case *http2.GoAwayFrame:
+			h.goAway = true
 		case *http2.MetaHeadersFrame:
-			status = f.PseudoValue("status")
+			h.seen[f.StreamID] = f.PseudoValue("status")
 		case *http2.RSTStreamFrame:
-			t.Fatalf("stream reset (%v), want a 400 response", f.ErrCode)
+			if f.StreamID == id && h.seen[id] == "" {
+				h.t.Fatalf("stream %d reset (%v), want a response", id, f.ErrCode)
+			}
 		}
 	}
-	if status != "400" {
-		t.Errorf(":status = %s, want 400", status)
-	}
-	c.Close()
-	g.close()
-	if s := g.b.Stats(); s.Truncated != 1 || g.calls.Load() != 0 {
-		t.Errorf("Truncated, calls = %d, %d, want 1, 0", s.Truncated, g.calls.Load())
-	}
+	return h.seen[id]
 }

@@ -5,12 +5,14 @@ import (
 	"context"
 	"errors"
 	"io"
+	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
 	"testing/iotest"
+	"time"
 )
 
 func serveOnce(t *testing.T, b *Buffer, r *http.Request, next http.HandlerFunc) *httptest.ResponseRecorder {
@@ -26,7 +28,7 @@ func TestPassThrough(t *testing.T) {
 		method string
 		header http.Header
 		body   io.Reader
-		skip   bool
+		exempt bool
 		passed uint64
 	}{
 		{"no body", "GET", nil, nil, false, 0},
@@ -35,11 +37,11 @@ func TestPassThrough(t *testing.T) {
 		{"grpc", "POST", http.Header{"Content-Type": {"application/grpc+proto"}}, strings.NewReader("x"), false, 1},
 		{"event-stream body", "POST", http.Header{"Content-Type": {"text/event-stream"}}, strings.NewReader("x"), false, 1},
 		{"event-stream accept", "POST", http.Header{"Accept": {"text/html, text/event-stream"}}, strings.NewReader("x"), false, 1},
-		{"skip", "POST", nil, strings.NewReader("x"), true, 1},
+		{"exempt", "POST", nil, strings.NewReader("x"), true, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			b := New(Options{Skip: func(*http.Request) bool { return tt.skip }})
+			b := New(Options{Exempt: func(*http.Request) bool { return tt.exempt }})
 			r := httptest.NewRequest(tt.method, "/", tt.body)
 			for k, v := range tt.header {
 				r.Header[k] = v
@@ -151,6 +153,10 @@ func TestPanicReleases(t *testing.T) {
 func TestReadErrors(t *testing.T) {
 	canceled, cancel := context.WithCancel(context.Background())
 	cancel()
+	expired, cancel2 := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+	defer cancel2()
+	deadlineCause, cancel3 := context.WithCancelCause(context.Background())
+	cancel3(context.DeadlineExceeded)
 	tests := []struct {
 		name   string
 		o      Options
@@ -168,6 +174,12 @@ func TestReadErrors(t *testing.T) {
 			func(s Stats) bool { return s.ClientGone == 1 }},
 		{"gone after EOF", Options{}, canceled, strings.NewReader("complete"), 8, 0,
 			func(s Stats) bool { return s.ClientGone == 1 && s.Buffered == 0 }},
+		{"context deadline passed", Options{}, expired, strings.NewReader("complete"), 8, 408,
+			func(s Stats) bool { return s.TimedOut == 1 && s.ClientGone == 0 }},
+		{"context deadline while reading", Options{}, expired, iotest.ErrReader(context.DeadlineExceeded), -1, 408,
+			func(s Stats) bool { return s.TimedOut == 1 && s.ClientGone == 0 }},
+		{"context canceled with a deadline cause", Options{}, deadlineCause, iotest.ErrReader(context.Canceled), -1, 408,
+			func(s Stats) bool { return s.TimedOut == 1 && s.ClientGone == 0 }},
 		{"unexpected EOF", Options{}, nil, iotest.ErrReader(io.ErrUnexpectedEOF), -1, 400,
 			func(s Stats) bool { return s.Truncated == 1 }},
 		{"longer than declared", Options{}, nil, strings.NewReader("12345"), 3, 400,
@@ -205,6 +217,13 @@ func TestReadErrors(t *testing.T) {
 			}
 			if s := b.Stats(); !tt.want(s) || s.MemHeld != 0 {
 				t.Errorf("Stats() = %+v, not as expected", s)
+			}
+			wantRefused := uint64(1)
+			if tt.status == 0 {
+				wantRefused = 0 // a client gone is aborted, not refused
+			}
+			if got := b.Stats().Refused; got != wantRefused {
+				t.Errorf("Stats().Refused = %d, want %d", got, wantRefused)
 			}
 		})
 	}
@@ -247,5 +266,86 @@ func TestRejectCause(t *testing.T) {
 	}
 	if err := Cause(httptest.NewRequest("GET", "/", nil)); err != nil {
 		t.Errorf("Cause(plain request) = %v, want nil", err)
+	}
+}
+
+// TestCallerRequestUntouched: next gets a request of its own; the
+// caller's request keeps its body and fields while next runs and after.
+func TestCallerRequestUntouched(t *testing.T) {
+	b := New(Options{})
+	r := httptest.NewRequest("POST", "/", io.NopCloser(strings.NewReader("body")))
+	r.ContentLength = -1
+	r.TransferEncoding = []string{"chunked"}
+	orig := r.Body
+	check := func(when string) {
+		if r.Body != orig || r.ContentLength != -1 || len(r.TransferEncoding) != 1 || r.GetBody != nil {
+			t.Errorf("%s: caller's request modified: Body %T, ContentLength %d, TransferEncoding %v, GetBody set %v",
+				when, r.Body, r.ContentLength, r.TransferEncoding, r.GetBody != nil)
+		}
+	}
+	serveOnce(t, b, r, func(w http.ResponseWriter, r2 *http.Request) {
+		if r2 == r {
+			t.Error("next got the caller's *http.Request")
+		}
+		if r2.Context() != r.Context() || r2.URL != r.URL {
+			t.Error("next's request is not a shallow copy of the caller's")
+		}
+		check("while next runs")
+	})
+	check("after next returned")
+}
+
+// TestMultipartFilesRemoved: files of a multipart form that next parsed
+// from the buffered body are removed when next returns.
+func TestMultipartFilesRemoved(t *testing.T) {
+	var buf bytes.Buffer
+	mw := multipart.NewWriter(&buf)
+	fw, _ := mw.CreateFormFile("f", "f.bin")
+	fw.Write(bytes.Repeat([]byte("f"), 4096))
+	mw.Close()
+	r := httptest.NewRequest("POST", "/", &buf)
+	r.Header.Set("Content-Type", mw.FormDataContentType())
+	var path string
+	serveOnce(t, New(Options{}), r, func(w http.ResponseWriter, r *http.Request) {
+		if err := r.ParseMultipartForm(100); err != nil {
+			t.Fatal(err)
+		}
+		f, _ := r.MultipartForm.File["f"][0].Open()
+		if osf, ok := f.(*os.File); ok {
+			path = osf.Name()
+		}
+		f.Close()
+	})
+	if path == "" {
+		t.Fatal("the form file was not stored on disk")
+	}
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("form file %s still exists after next returned (%v)", path, err)
+	}
+}
+
+// TestRejectHandlerOwnsItsHeaders: a Reject handler that changes the
+// header values it finds changes its own response only, never a later
+// default refusal.
+func TestRejectHandlerOwnsItsHeaders(t *testing.T) {
+	tamper := New(Options{MaxBytes: 1, Reject: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		for _, v := range w.Header() {
+			v[0] = "tampered"
+		}
+		w.WriteHeader(http.StatusRequestEntityTooLarge)
+	})})
+	plain := New(Options{MaxBytes: 1})
+	for _, b := range []*Buffer{plain, tamper, plain} {
+		r := httptest.NewRequest("POST", "/", strings.NewReader("too large"))
+		w := serveOnce(t, b, r, func(http.ResponseWriter, *http.Request) { t.Error("handler called") })
+		if b == tamper {
+			continue
+		}
+		if got := w.Header().Get("Connection"); got != "close" {
+			t.Errorf("default refusal: Connection = %q, want close", got)
+		}
+		if got := w.Header().Get("Content-Type"); got != "text/plain; charset=utf-8" {
+			t.Errorf("default refusal: Content-Type = %q, want text/plain", got)
+		}
 	}
 }

@@ -37,6 +37,13 @@ type rig struct {
 // if not nil, runs after the body was read and recorded.
 func newRig(t *testing.T, o Options, h2 bool, handle func(http.ResponseWriter, *http.Request)) *rig {
 	t.Helper()
+	return newRigWith(t, o, h2, handle, nil)
+}
+
+// newRigWith is newRig with config, if not nil, applied to the server
+// before it starts.
+func newRigWith(t *testing.T, o Options, h2 bool, handle func(http.ResponseWriter, *http.Request), config func(*http.Server)) *rig {
+	t.Helper()
 	g := &rig{t: t, dir: t.TempDir()}
 	o.Dir = g.dir
 	g.b = New(o)
@@ -61,6 +68,9 @@ func newRig(t *testing.T, o Options, h2 bool, handle func(http.ResponseWriter, *
 		w.Write(data)
 	})
 	g.ts = httptest.NewUnstartedServer(g.b.Handler(next))
+	if config != nil {
+		config(g.ts.Config)
+	}
 	if h2 {
 		g.ts.EnableHTTP2 = true
 		g.ts.StartTLS()

@@ -2,12 +2,16 @@ package bodybuffer
 
 import (
 	"os"
+	"slices"
 	"strings"
 	"testing"
 )
 
 func TestNewPanics(t *testing.T) {
-	for _, o := range []Options{{MaxBytes: -2}, {MemBytes: -1}} {
+	for _, o := range []Options{
+		{MaxBytes: -2}, {MemBytes: -1}, {IdleTimeout: -2}, {Timeout: -2},
+		{MinRate: -2}, {MinRateGrace: -2},
+	} {
 		func() {
 			defer func() {
 				if v, _ := recover().(string); !strings.HasPrefix(v, "bodybuffer: ") {
@@ -21,28 +25,41 @@ func TestNewPanics(t *testing.T) {
 
 func TestDefaults(t *testing.T) {
 	b := New(Options{})
-	if b.maxBytes != DefaultMaxBytes || b.memBytes != DefaultMemBytes || b.idle != DefaultIdleTimeout || b.total != 0 || b.dir != os.TempDir() {
-		t.Errorf("New(Options{}) = %d %d %v %v %q, want the documented defaults", b.maxBytes, b.memBytes, b.idle, b.total, b.dir)
+	want := limits{idle: DefaultIdleTimeout, rate: DefaultMinRate, grace: DefaultMinRateGrace}
+	if b.maxBytes != DefaultMaxBytes || b.memBytes != DefaultMemBytes || b.lim != want || b.dir != os.TempDir() {
+		t.Errorf("New(Options{}) = %d %d %+v %q, want the documented defaults", b.maxBytes, b.memBytes, b.lim, b.dir)
 	}
 	if b := New(Options{MaxBytes: 100}); b.memBytes != 100 {
 		t.Errorf("MemBytes = %d, want capped at MaxBytes 100", b.memBytes)
 	}
-	if b := New(Options{MaxBytes: -1, IdleTimeout: -1}); b.maxBytes != -1 || b.idle != 0 {
-		t.Errorf("MaxBytes, idle = %d, %v, want -1, 0", b.maxBytes, b.idle)
+	b = New(Options{MaxBytes: -1, IdleTimeout: -1, Timeout: -1, MinRate: -1, MinRateGrace: -1})
+	if b.maxBytes != -1 || b.lim != (limits{}) {
+		t.Errorf("MaxBytes, limits = %d, %+v, want -1, none", b.maxBytes, b.lim)
 	}
 }
 
+// The size histogram keeps its buckets, 1 KiB to 64 MiB by factors of 4,
+// and counts per bucket: n in (Bounds[i-1], Bounds[i]], the last count
+// above every bound.
 func TestHistogram(t *testing.T) {
-	var h sizeHist
+	b := New(Options{})
 	sizes := []int64{0, 1024, 1025, 4096, 4097, 1 << 20, 1<<26 + 1, 1 << 40}
+	var sum int64
 	for _, n := range sizes {
-		h.observe(n)
+		b.c.sizes.Observe(n)
+		sum += n
+	}
+	h := b.Stats().Sizes
+	wantBounds := []float64{1 << 10, 1 << 12, 1 << 14, 1 << 16, 1 << 18, 1 << 20, 1 << 22, 1 << 24, 1 << 26}
+	if !slices.Equal(h.Bounds, wantBounds) {
+		t.Errorf("Sizes.Bounds = %v, want %v", h.Bounds, wantBounds)
 	}
 	want := []uint64{2, 2, 1, 0, 0, 1, 0, 0, 0, 2}
-	for i := range want {
-		if got := h.counts[i].Load(); got != want[i] {
-			t.Errorf("bucket %d (<= %v) = %d, want %d", i, sizeBounds[min(i, len(sizeBounds)-1)], got, want[i])
-		}
+	if !slices.Equal(h.Counts, want) {
+		t.Errorf("Sizes.Counts = %v, want %v", h.Counts, want)
+	}
+	if h.Count != uint64(len(sizes)) || h.Sum != float64(sum) {
+		t.Errorf("Sizes.Count, Sum = %d, %v, want %d, %v", h.Count, h.Sum, len(sizes), float64(sum))
 	}
 }
 

@@ -1,8 +1,10 @@
 package bodybuffer
 
 import (
-	"math/bits"
 	"sync/atomic"
+
+	"github.com/frontdoor-go/frontdoor/internal/histogram"
+	"github.com/frontdoor-go/frontdoor/internal/peak"
 )
 
 // Stats is a snapshot of a Buffer's counters. Totals count since New.
@@ -10,68 +12,40 @@ type Stats struct {
 	Buffered    uint64 // bodies read completely and handed to next
 	Bytes       uint64 // body bytes read from clients, whatever the outcome
 	Spilled     uint64 // bodies larger than MemBytes, spooled to a file
+	Refused     uint64 // answered without running next: TooLarge + TimedOut + Truncated + SpoolErrors
 	TooLarge    uint64 // 413: over MaxBytes, declared or read
-	TimedOut    uint64 // 408: IdleTimeout or Timeout passed
-	ClientGone  uint64 // client closed or reset before next could run
+	TimedOut    uint64 // 408: IdleTimeout, MinRate, Timeout or context deadline
 	Truncated   uint64 // 400: body ended early or malformed framing
 	SpoolErrors uint64 // 500: the temporary file could not be written
-	Passed      uint64 // streamed through unbuffered (Upgrade, gRPC, Skip...)
+	ClientGone  uint64 // client closed or reset before next could run; nothing answered
+	Passed      uint64 // passed to next untouched (Upgrade, gRPC, Exempt...)
 
 	Reading int64 // bodies being read now
-	MemHeld int64 // bytes of body buffers held now (reading or in next)
+	MemHeld int64 // bytes of body buffers held now (reading, in next, or read by what next handed the body to)
 	MemPeak int64 // highest MemHeld since New
 	Sizes   Histogram
 }
 
-// Histogram is a distribution of body sizes in bytes, for the bodies
-// handed to next. Counts[i] counts sizes in (Bounds[i-1], Bounds[i]];
-// the last entry, Counts[len(Bounds)], counts sizes above every bound.
-// Counts are per bucket, not cumulative; Count and Sum cover all buckets.
-type Histogram struct {
-	Bounds []float64
-	Counts []uint64
-	Count  uint64
-	Sum    float64
-}
+// Histogram is a distribution of the sizes, in bytes, of the bodies
+// handed to next. Counts are per bucket, not cumulative: Counts[i] counts
+// sizes n with Bounds[i-1] < n <= Bounds[i], and the last element, one
+// past Bounds, those above every bound. Count and Sum cover all buckets.
+type Histogram = histogram.Snapshot
 
-// sizeBounds are the histogram's upper bounds: 1 KiB to 64 MiB by 4.
-var sizeBounds = [...]float64{1 << 10, 1 << 12, 1 << 14, 1 << 16, 1 << 18, 1 << 20, 1 << 22, 1 << 24, 1 << 26}
+// sizeBounds are the upper bounds of the size histogram: 1 KiB to 64 MiB
+// by factors of 4.
+var sizeBounds = []float64{1 << 10, 1 << 12, 1 << 14, 1 << 16, 1 << 18, 1 << 20, 1 << 22, 1 << 24, 1 << 26}
 
 type counters struct {
 	buffered, bytes, spilled, tooLarge, timedOut atomic.Uint64
 	clientGone, truncated, spoolErrors, passed   atomic.Uint64
 	reading, memHeld, memPeak                    atomic.Int64
-	sizes                                        sizeHist
-}
-
-type sizeHist struct {
-	counts [len(sizeBounds) + 1]atomic.Uint64
-	sum    atomic.Uint64
-}
-
-// observe records a size n: bucket i holds sizes up to 1 KiB << 2i, found
-// from the bit length of n-1 rather than by a search.
-func (h *sizeHist) observe(n int64) {
-	i := 0
-	if n > 1<<10 {
-		i = (bits.Len64(uint64(n-1)) - 10 + 1) / 2
-	}
-	if i > len(sizeBounds) {
-		i = len(sizeBounds)
-	}
-	h.counts[i].Add(1)
-	h.sum.Add(uint64(n))
+	sizes                                        *histogram.Histogram // in bytes
 }
 
 // holdMem notes d more (or, negative, fewer) bytes of buffer held.
 func (c *counters) holdMem(d int64) {
-	n := c.memHeld.Add(d)
-	for {
-		p := c.memPeak.Load()
-		if n <= p || c.memPeak.CompareAndSwap(p, n) {
-			return
-		}
-	}
+	peak.Raise(&c.memPeak, c.memHeld.Add(d))
 }
 
 // Stats returns a snapshot of the counters. Each field is read atomically;
@@ -83,13 +57,8 @@ func (b *Buffer) Stats() Stats {
 		TooLarge: c.tooLarge.Load(), TimedOut: c.timedOut.Load(), ClientGone: c.clientGone.Load(),
 		Truncated: c.truncated.Load(), SpoolErrors: c.spoolErrors.Load(), Passed: c.passed.Load(),
 		Reading: c.reading.Load(), MemHeld: c.memHeld.Load(), MemPeak: c.memPeak.Load(),
+		Sizes: c.sizes.Snapshot(),
 	}
-	s.Sizes.Bounds = append([]float64(nil), sizeBounds[:]...)
-	s.Sizes.Counts = make([]uint64, len(c.sizes.counts))
-	for i := range c.sizes.counts {
-		s.Sizes.Counts[i] = c.sizes.counts[i].Load()
-		s.Sizes.Count += s.Sizes.Counts[i]
-	}
-	s.Sizes.Sum = float64(c.sizes.sum.Load())
+	s.Refused = s.TooLarge + s.TimedOut + s.Truncated + s.SpoolErrors
 	return s
 }

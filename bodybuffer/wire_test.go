@@ -68,6 +68,8 @@ func TestWire(t *testing.T) {
 			func(s Stats) bool { return s.Spilled == 1 && s.Buffered == 1 }},
 		{"spooled chunked", Options{MaxBytes: 1000, MemBytes: 256}, sendAll(chunkedHead + strings.Repeat(chunk(strings.Repeat("b", 100)), 10) + "0\r\n\r\n"), 200, body1000, 1,
 			func(s Stats) bool { return s.Spilled == 1 && s.Buffered == 1 }},
+		{"chunked exactly MemBytes", Options{MaxBytes: 1000, MemBytes: 256}, sendAll(chunkedHead + chunk(strings.Repeat("b", 128)) + chunk(strings.Repeat("b", 128)) + "0\r\n\r\n"), 200, strings.Repeat("b", 256), 1,
+			func(s Stats) bool { return s.Spilled == 0 && s.Buffered == 1 }},
 		{"spooled then oversize", Options{MaxBytes: 1000, MemBytes: 256}, sendAll(chunkedHead + strings.Repeat(chunk(strings.Repeat("b", 100)), 11) + "0\r\n\r\n"), 413, "", 0,
 			func(s Stats) bool { return s.Spilled == 0 && s.TooLarge == 1 }},
 		{"spooled then hang-up", Options{MaxBytes: 1000, MemBytes: 256}, hangUp(head(1000) + strings.Repeat("h", 600)), 0, "", 0,

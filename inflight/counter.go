@@ -1,18 +1,10 @@
-// Package inflight provides an atomic count of requests in flight that
-// several middlewares, routes and metrics collectors can share.
-//
-// A Counter is the one piece of state the frontdoor packages have in
-// common: shed admits with TryInc, concurrency and ping read it, and
-// metrics exports it. The zero value is an empty counter ready to use.
-//
-//	var c inflight.Counter
-//	if !c.TryInc(50) {
-//		// refuse: 50 requests are already in flight
-//	}
-//	defer c.Dec()
 package inflight
 
-import "sync/atomic"
+import (
+	"sync/atomic"
+
+	"github.com/frontdoor-go/frontdoor/internal/peak"
+)
 
 // A Counter counts requests in flight and remembers the highest count it
 // has reached (its peak). The zero value is a valid Counter at 0.
@@ -27,7 +19,7 @@ type Counter struct {
 // Inc adds one to the count, whatever its value, and returns the new count.
 func (c *Counter) Inc() int64 {
 	n := c.n.Add(1)
-	c.notePeak(n)
+	peak.Raise(&c.peak, n)
 	return n
 }
 
@@ -42,7 +34,7 @@ func (c *Counter) TryInc(limit int64) bool {
 			return false
 		}
 		if c.n.CompareAndSwap(n, n+1) {
-			c.notePeak(n + 1)
+			peak.Raise(&c.peak, n+1)
 			return true
 		}
 	}
@@ -77,17 +69,6 @@ func (c *Counter) ResetPeak() int64 {
 	old := c.peak.Swap(c.n.Load())
 	// An increment between the Load and the Swap saw the old, higher
 	// peak and left it alone; raise the new peak to the count it left.
-	c.notePeak(c.n.Load())
+	peak.Raise(&c.peak, c.n.Load())
 	return old
-}
-
-// notePeak raises the peak to n if n is higher. The common case, n not
-// above the peak, costs one atomic load.
-func (c *Counter) notePeak(n int64) {
-	for {
-		p := c.peak.Load()
-		if n <= p || c.peak.CompareAndSwap(p, n) {
-			return
-		}
-	}
 }

@@ -7,7 +7,10 @@ import (
 	"testing"
 
 	"github.com/frontdoor-go/frontdoor/inflight"
+	"github.com/frontdoor-go/frontdoor/internal/leaktest"
 )
+
+func TestMain(m *testing.M) { leaktest.VerifyTestMain(m) }
 
 func TestCounterZeroValue(t *testing.T) {
 	var c inflight.Counter

@@ -12,7 +12,7 @@ import (
 //	frontdoor_bodybuffer_buffered_total          counter    bodies read whole and handed to next
 //	frontdoor_bodybuffer_read_bytes_total        counter    body bytes read from clients, any outcome
 //	frontdoor_bodybuffer_spilled_total           counter    bodies spooled to a file
-//	frontdoor_bodybuffer_passed_total            counter    requests streamed through unbuffered
+//	frontdoor_bodybuffer_passed_total            counter    requests passed to next untouched
 //	frontdoor_bodybuffer_refused_total{reason}   counter    too_large (413), timed_out (408),
 //	                                                        truncated (400), spool_error (500)
 //	frontdoor_bodybuffer_aborted_total{reason}   counter    client_gone: no handler, no answer
@@ -32,7 +32,7 @@ func NewBodyBufferCollector(name string, b *bodybuffer.Buffer) prometheus.Collec
 	buffered := d.add("buffered_total", "Request bodies read whole and handed to the handler.")
 	readBytes := d.add("read_bytes_total", "Request body bytes read from clients, whatever the outcome.")
 	spilled := d.add("spilled_total", "Request bodies larger than the memory bound, spooled to a temporary file.")
-	passed := d.add("passed_total", "Requests streamed through unbuffered (upgrades, skipped).")
+	passed := d.add("passed_total", "Requests passed to the handler untouched (upgrades, streams, exempt).")
 	refused := d.add("refused_total", "Requests answered with an error before the handler ran, by reason.", "reason")
 	aborted := d.add("aborted_total", "Requests dropped unanswered before the handler ran, by reason.", "reason")
 	reading := d.add("reading", "Request bodies being read now.")
@@ -53,7 +53,6 @@ func NewBodyBufferCollector(name string, b *bodybuffer.Buffer) prometheus.Collec
 		ch <- gauge(reading, st.Reading)
 		ch <- gauge(memory, st.MemHeld)
 		ch <- gauge(memoryPeak, st.MemPeak)
-		h := st.Sizes
-		ch <- constHistogram(sizes, perBucket(h.Bounds, h.Counts, h.Count, h.Sum))
+		ch <- constHistogram(sizes, st.Sizes)
 	}}
 }

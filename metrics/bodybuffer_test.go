@@ -113,7 +113,7 @@ frontdoor_bodybuffer_memory_bytes{name="upload"} 0
 # HELP frontdoor_bodybuffer_memory_peak_bytes Highest bytes of body buffers held at once.
 # TYPE frontdoor_bodybuffer_memory_peak_bytes gauge
 frontdoor_bodybuffer_memory_peak_bytes{name="upload"} 1024
-# HELP frontdoor_bodybuffer_passed_total Requests streamed through unbuffered (upgrades, skipped).
+# HELP frontdoor_bodybuffer_passed_total Requests passed to the handler untouched (upgrades, streams, exempt).
 # TYPE frontdoor_bodybuffer_passed_total counter
 frontdoor_bodybuffer_passed_total{name="upload"} 1
 # HELP frontdoor_bodybuffer_read_bytes_total Request body bytes read from clients, whatever the outcome.

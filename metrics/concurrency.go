@@ -56,8 +56,7 @@ func NewConcurrencyCollector(name string, l *concurrency.Limiter) prometheus.Col
 		ch <- gauge(limit, int64(st.Limit))
 		ch <- gauge(queueLimit, int64(st.MaxQueue))
 		ch <- prometheus.MustNewConstMetric(service, prometheus.GaugeValue, st.ServiceTime.Seconds())
-		h := st.QueueWait
-		ch <- constHistogram(wait, perBucket(h.Bounds, h.Counts, h.Count, h.Sum))
+		ch <- constHistogram(wait, st.QueueWait)
 		if a := st.Adaptive; a != nil {
 			adaptive.collect(ch, a.Goodput, a.Baseline, a.Latency, a.SchedLatency)
 		}

@@ -38,7 +38,7 @@ func TestPublish(t *testing.T) {
 	if err := json.Unmarshal(vars[name], &got); err != nil {
 		t.Fatalf("%s = %s: %v", name, vars[name], err)
 	}
-	want := shed.Stats{Admitted: 2, Shed: 3, Peak: 1, Limit: 1}
+	want := shed.Stats{Admitted: 2, Refused: 3, Peak: 1, Limit: 1}
 	if got != want {
 		t.Errorf("%s = %+v, want %+v", name, got, want)
 	}

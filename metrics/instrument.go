@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/frontdoor-go/frontdoor/internal/histogram"
 )
 
 // InstrumenterOptions configures an Instrumenter. The zero value is ready
@@ -40,7 +42,7 @@ func NewInstrumenter(name string, opts InstrumenterOptions) *Instrumenter {
 	secs := checkBuckets(opts.Buckets)
 	in := &Instrumenter{}
 	for i := range in.classes {
-		in.classes[i].duration = newDurationHistogram(secs)
+		in.classes[i].duration = histogram.New(secs, nanosecond)
 	}
 	in.initDescs(name)
 	return in
@@ -77,7 +79,7 @@ type Instrumenter struct {
 // the classes, written by different requests at once, off each other's
 // cache lines.
 type classCounters struct {
-	duration durationHistogram
+	duration *histogram.Histogram
 	bytes    atomic.Uint64
 	_        [64]byte
 }
@@ -123,7 +125,7 @@ func (in *Instrumenter) Handler(next http.Handler) http.Handler {
 		next.ServeHTTP(rec.wrap(), r)
 		returned = true
 		c := &in.classes[classOf(rec.status)]
-		c.duration.observe(int64(time.Since(start)))
+		c.duration.Observe(int64(time.Since(start)))
 		c.bytes.Add(uint64(rec.bytes))
 	})
 }

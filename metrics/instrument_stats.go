@@ -32,7 +32,7 @@ func (in *Instrumenter) Stats() InstrumenterStats {
 	st := InstrumenterStats{Classes: make(map[string]ClassStats, numClasses), Panics: in.panics.Load(), Aborted: in.aborted.Load()}
 	for i := range in.classes {
 		c := &in.classes[i]
-		h := c.duration.snapshot()
+		h := c.duration.Snapshot()
 		st.Classes[classNames[i]] = ClassStats{Requests: h.Count, Bytes: c.bytes.Load(), Duration: h}
 	}
 	return st
@@ -71,7 +71,7 @@ func (in *Instrumenter) Describe(ch chan<- *prometheus.Desc) {
 func (in *Instrumenter) Collect(ch chan<- prometheus.Metric) {
 	for i := range in.classes {
 		c := &in.classes[i]
-		h := c.duration.snapshot()
+		h := c.duration.Snapshot()
 		if i == 0 && h.Count == 0 {
 			continue
 		}

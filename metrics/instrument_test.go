@@ -152,6 +152,10 @@ frontdoor_http_request_duration_seconds_bucket{code="2xx",name="api",le="+Inf"} 
 frontdoor_http_request_duration_seconds_sum{code="2xx",name="api"} 2.06
 frontdoor_http_request_duration_seconds_count{code="2xx",name="api"} 4
 `
+		h := in.Stats().Classes["2xx"].Duration
+		if want := []uint64{2, 1, 0, 1}; !slices.Equal(h.Counts, want) || h.Count != 4 || h.Sum != 2.06 {
+			t.Errorf("Stats 2xx Duration = counts %v count %d sum %v, want per bucket %v, 4, 2.06", h.Counts, h.Count, h.Sum, want)
+		}
 		got := collectText(t, in)
 		start := strings.Index(got, "# HELP frontdoor_http_request_duration_seconds")
 		end := strings.Index(got, `frontdoor_http_request_duration_seconds_bucket{code="3xx"`)
@@ -192,12 +196,13 @@ func TestInstrumentBucketBounds(t *testing.T) {
 		name       string
 		buckets    []float64
 		wantBounds []float64
-		wantCounts []uint64 // cumulative, for requests of 0s and 2s
+		wantCounts []uint64 // per bucket, for requests of 0s and 2s
 	}{
-		{"last +Inf dropped", []float64{0.1, math.Inf(1)}, []float64{0.1}, []uint64{1}},
-		{"only +Inf", []float64{math.Inf(1)}, []float64{}, []uint64{}},
-		{"beyond nanoseconds", []float64{1, 1e10}, []float64{1, 1e10}, []uint64{1, 2}},
-		{"largest float", []float64{1, math.MaxFloat64}, []float64{1, math.MaxFloat64}, []uint64{1, 2}},
+		{"last +Inf dropped", []float64{0.1, math.Inf(1)}, []float64{0.1}, []uint64{1, 1}},
+		{"only +Inf", []float64{math.Inf(1)}, []float64{}, []uint64{2}},
+		{"beyond nanoseconds", []float64{1, 1e10}, []float64{1, 1e10}, []uint64{1, 1, 0}},
+		{"two beyond nanoseconds", []float64{1, 1e10, 1e12}, []float64{1, 1e10, 1e12}, []uint64{1, 1, 0, 0}},
+		{"largest float", []float64{1, math.MaxFloat64}, []float64{1, math.MaxFloat64}, []uint64{1, 1, 0}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

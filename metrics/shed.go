@@ -10,8 +10,8 @@ import (
 // NewShedCollector returns a collector of s's counters, labelled
 // name=name. At each scrape it calls s.Stats once and reports:
 //
-//	frontdoor_shed_admitted_total     counter  requests let through
-//	frontdoor_shed_refused_total      counter  requests shed (503)
+//	frontdoor_shed_admitted_total     counter  requests let through, and successful TryAcquire calls
+//	frontdoor_shed_refused_total      counter  requests refused, and failed TryAcquire calls
 //	frontdoor_shed_exempt_total       counter  requests passed by Options.Exempt
 //	frontdoor_shed_in_flight          gauge    requests in flight now
 //	frontdoor_shed_in_flight_peak     gauge    highest in-flight count reached
@@ -42,11 +42,11 @@ func NewShedCollector(name string, s *shed.Shedder) prometheus.Collector {
 	return &statsCollector{descs: d.all, collect: func(ch chan<- prometheus.Metric) {
 		st := s.Stats()
 		ch <- counter(admitted, st.Admitted)
-		ch <- counter(refused, st.Shed)
+		ch <- counter(refused, st.Refused)
 		ch <- counter(exempt, st.Exempt)
 		ch <- gauge(inFlight, st.InFlight)
 		ch <- gauge(peak, st.Peak)
-		ch <- gauge(limit, st.Limit)
+		ch <- gauge(limit, int64(st.Limit))
 		if a := st.Adaptive; a != nil {
 			adaptive.collect(ch, a.Goodput, a.Baseline, a.Latency, a.SchedLatency)
 		}

@@ -1,36 +1,49 @@
 package ping
 
 import (
-	"errors"
-	"io"
+	"cmp"
 	"math/bits"
 	"net"
 	"strconv"
 	"sync"
 	"time"
-
-	"github.com/frontdoor-go/frontdoor/inflight"
 )
 
-// ErrAgentClosed is returned by ServeAgent after Close.
-var ErrAgentClosed = errors.New("ping: agent closed")
+// Defaults of AgentOptions; a zero field means its default.
+const (
+	// DefaultMinWeight is the weight, in percent, reported at full load.
+	DefaultMinWeight = 1
+	// DefaultAgentTimeout bounds each agent connection.
+	DefaultAgentTimeout = 2 * time.Second
+)
 
 // AgentOptions configures an Agent. The zero value reports "up ready"
-// with no weight.
+// with no weight while Ready.
 type AgentOptions struct {
 	// Checker supplies the state: Ready answers "up ready N%", Draining
 	// answers "drain", Maint answers "maint". Nil means always Ready.
 	Checker *Checker
-	// Counter and Limit supply the load: the weight is the free share of
-	// Limit, 100% when idle, down to MinWeight when Counter reaches Limit.
-	// Usually the Counter shared with shed, and shed's limit. Nil means no
-	// weight is reported (HAProxy keeps the last one).
-	Counter *inflight.Counter
-	Limit   int64
+	// Load supplies the load, read at every check: the requests in flight
+	// and the limit they are held to. The weight is the free share of the
+	// limit, 100% when idle, down to MinWeight when inFlight reaches it.
+	// Because it is read at every check, the weight follows a limit that
+	// changes at run time. A Shedder's counters are the usual source:
+	//
+	//	Load: func() (int, int) {
+	//		st := s.Stats()
+	//		return int(st.InFlight), int(st.Limit)
+	//	},
+	//
+	// Nil, or a limit <= 0 (no limit known), means no weight is reported
+	// (HAProxy keeps the last one). Load must be safe for concurrent use.
+	Load func() (inFlight, limit int)
 	// MinWeight is the weight, in percent, reported at full load, so a busy
-	// server still gets a share (0% would mean drain). Zero means 1.
+	// server still gets a share (0% would mean drain). Zero means
+	// DefaultMinWeight; a value outside 0..100 panics.
 	MinWeight int
-	// Timeout bounds each agent connection. Zero means 2s.
+	// Timeout bounds each agent connection, so a silent client never holds
+	// one, nor Close, for longer. Zero means DefaultAgentTimeout; a
+	// negative value panics.
 	Timeout time.Duration
 }
 
@@ -48,9 +61,8 @@ type AgentOptions struct {
 // for concurrent use by multiple goroutines.
 type Agent struct {
 	chk     *Checker
-	counter *inflight.Counter
-	limit   int64
-	minW    int64
+	load    func() (int, int)
+	minW    int
 	timeout time.Duration
 
 	mu     sync.Mutex
@@ -60,34 +72,24 @@ type Agent struct {
 	conns  sync.WaitGroup
 }
 
-// NewAgent returns an Agent configured by opts. It panics if Counter is
-// set and Limit is not positive, or if MinWeight is outside 0..100.
+// NewAgent returns an Agent configured by opts. It panics, with a message
+// starting "ping: ", if MinWeight is outside 0..100 or Timeout is
+// negative.
 func NewAgent(opts AgentOptions) *Agent {
-	if opts.Counter != nil && opts.Limit <= 0 {
-		panic("ping: AgentOptions.Limit must be > 0 with a Counter")
-	}
 	if opts.MinWeight < 0 || opts.MinWeight > 100 {
 		panic("ping: AgentOptions.MinWeight must be in 0..100")
 	}
 	if opts.Timeout < 0 {
 		panic("ping: AgentOptions.Timeout must be >= 0")
 	}
-	a := &Agent{
+	return &Agent{
 		chk:     opts.Checker,
-		counter: opts.Counter,
-		limit:   opts.Limit,
-		minW:    int64(opts.MinWeight),
-		timeout: opts.Timeout,
+		load:    opts.Load,
+		minW:    cmp.Or(opts.MinWeight, DefaultMinWeight),
+		timeout: cmp.Or(opts.Timeout, DefaultAgentTimeout),
 		lns:     make(map[net.Listener]struct{}),
 		done:    make(chan struct{}),
 	}
-	if a.minW == 0 {
-		a.minW = 1
-	}
-	if a.timeout == 0 {
-		a.timeout = 2 * time.Second
-	}
-	return a
 }
 
 // Reply returns the line the agent sends now, newline included.
@@ -104,140 +106,22 @@ func (a *Agent) appendReply(b []byte) []byte {
 		return append(append(b, s.String()...), '\n')
 	}
 	b = append(b, "up ready"...)
-	if a.counter != nil {
-		b = append(b, ' ')
-		b = strconv.AppendInt(b, a.weight(a.counter.Load()), 10)
-		b = append(b, '%')
+	if a.load != nil {
+		if n, limit := a.load(); limit > 0 {
+			b = append(b, ' ')
+			b = strconv.AppendInt(b, int64(a.weight(n, limit)), 10)
+			b = append(b, '%')
+		}
 	}
 	return append(b, '\n')
 }
 
-// weight is the free share of the limit in percent, rounded down, at
+// weight is the free share of limit (> 0) in percent, rounded down, at
 // least minW. The product 100 × free is taken in 128 bits: in 64 it
 // wraps for limits above MaxInt64/100.
-func (a *Agent) weight(n int64) int64 {
-	free := uint64(min(max(a.limit-n, 0), a.limit))
+func (a *Agent) weight(n, limit int) int {
+	free := uint64(limit - min(max(n, 0), limit))
 	hi, lo := bits.Mul64(100, free)
-	w, _ := bits.Div64(hi, lo, uint64(a.limit)) // hi < limit: free <= limit
-	return min(max(int64(w), a.minW), 100)
-}
-
-// ServeAgent accepts agent-check connections on ln and answers each one,
-// until Close; then it returns ErrAgentClosed. An Accept error that may
-// pass (too many open files, the kernel short of buffers or memory, a
-// timeout) is retried after a pause that doubles from 5ms up to 1s, as
-// net/http's Server does, so the agent outlives the overload it reports.
-// Any other Accept error, such as the listener closed by someone else, is
-// returned as is. ln is closed when ServeAgent returns.
-func (a *Agent) ServeAgent(ln net.Listener) error {
-	a.mu.Lock()
-	if a.closed {
-		a.mu.Unlock()
-		ln.Close()
-		return ErrAgentClosed
-	}
-	a.lns[ln] = struct{}{}
-	a.mu.Unlock()
-	defer func() {
-		a.mu.Lock()
-		delete(a.lns, ln)
-		a.mu.Unlock()
-		ln.Close()
-	}()
-
-	var pause time.Duration
-	for {
-		conn, err := ln.Accept()
-		if err != nil {
-			a.mu.Lock()
-			closed := a.closed
-			a.mu.Unlock()
-			if closed {
-				return ErrAgentClosed
-			}
-			if !retryable(err) {
-				return err
-			}
-			pause = min(max(2*pause, 5*time.Millisecond), time.Second)
-			t := time.NewTimer(pause)
-			select {
-			case <-t.C:
-			case <-a.done:
-				t.Stop()
-				return ErrAgentClosed
-			}
-			continue
-		}
-		pause = 0
-		a.mu.Lock()
-		if a.closed {
-			a.mu.Unlock()
-			conn.Close()
-			return ErrAgentClosed
-		}
-		a.conns.Add(1)
-		a.mu.Unlock()
-		go func() {
-			defer a.conns.Done()
-			a.serveConn(conn)
-		}()
-	}
-}
-
-// retryable reports whether an Accept error may pass: what net/http's
-// Server retries (errors that say they are temporary, such as EMFILE, and
-// timeouts), and the kernel running out of buffers or memory (ENOBUFS,
-// ENOMEM), which an overloaded server may meet too.
-func retryable(err error) bool {
-	if errors.Is(err, net.ErrClosed) {
-		return false
-	}
-	var te interface{ Temporary() bool }
-	if errors.As(err, &te) && te.Temporary() {
-		return true
-	}
-	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() {
-		return true
-	}
-	for _, e := range exhausted {
-		if errors.Is(err, e) {
-			return true
-		}
-	}
-	return false
-}
-
-// serveConn answers one agent check. HAProxy may send an agent-send
-// string first; the reply does not depend on it, so the agent writes at
-// once, half-closes, and then reads and discards what the client sent
-// (bounded), so that closing never resets the connection before the
-// client has read the reply.
-func (a *Agent) serveConn(conn net.Conn) {
-	defer conn.Close()
-	conn.SetDeadline(time.Now().Add(a.timeout))
-	var buf [64]byte
-	if _, err := conn.Write(a.appendReply(buf[:0])); err != nil {
-		return
-	}
-	if cw, ok := conn.(interface{ CloseWrite() error }); ok {
-		cw.CloseWrite()
-	}
-	io.CopyN(io.Discard, conn, 4096)
-}
-
-// Close stops every ServeAgent call and waits for the connections being
-// answered to finish. It returns nil.
-func (a *Agent) Close() error {
-	a.mu.Lock()
-	if !a.closed {
-		a.closed = true
-		close(a.done)
-	}
-	for ln := range a.lns {
-		ln.Close()
-	}
-	a.mu.Unlock()
-	a.conns.Wait()
-	return nil
+	w, _ := bits.Div64(hi, lo, uint64(limit)) // hi < limit: free <= limit
+	return min(max(int(w), a.minW), 100)
 }

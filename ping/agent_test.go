@@ -12,26 +12,37 @@ import (
 
 	"github.com/frontdoor-go/frontdoor/inflight"
 	"github.com/frontdoor-go/frontdoor/ping"
+	"github.com/frontdoor-go/frontdoor/shed"
 )
+
+// load returns an AgentOptions.Load that reports *inFlight and *limit as
+// they are at each call.
+func load(inFlight, limit *int) func() (int, int) {
+	return func() (int, int) { return *inFlight, *limit }
+}
 
 func TestAgentReply(t *testing.T) {
 	tests := []struct {
 		name     string
 		state    ping.State
-		inflight int64
-		limit    int64
+		inflight int
+		limit    int
 		minW     int
-		noCount  bool
+		noLoad   bool
 		want     string
 	}{
 		{"idle", ping.Ready, 0, 4, 0, false, "up ready 100%\n"},
 		{"one of four", ping.Ready, 1, 4, 0, false, "up ready 75%\n"},
 		{"three of four", ping.Ready, 3, 4, 0, false, "up ready 25%\n"},
-		{"full uses MinWeight default", ping.Ready, 4, 4, 0, false, "up ready 1%\n"},
+		{"full uses DefaultMinWeight", ping.Ready, 4, 4, 0, false, "up ready 1%\n"},
 		{"over limit clamps", ping.Ready, 9, 4, 0, false, "up ready 1%\n"},
+		{"negative in flight counts as idle", ping.Ready, -3, 4, 0, false, "up ready 100%\n"},
 		{"MinWeight floor", ping.Ready, 3, 4, 50, false, "up ready 50%\n"},
+		{"MinWeight 100", ping.Ready, 4, 4, 100, false, "up ready 100%\n"},
 		{"rounds down", ping.Ready, 1, 3, 0, false, "up ready 66%\n"},
-		{"no counter", ping.Ready, 0, 0, 0, true, "up ready\n"},
+		{"no Load", ping.Ready, 0, 0, 0, true, "up ready\n"},
+		{"limit 0 reports no weight", ping.Ready, 2, 0, 0, false, "up ready\n"},
+		{"negative limit reports no weight", ping.Ready, 2, -1, 0, false, "up ready\n"},
 		{"draining", ping.Draining, 1, 4, 0, false, "drain\n"},
 		{"maint", ping.Maint, 0, 4, 0, false, "maint\n"},
 	}
@@ -39,12 +50,9 @@ func TestAgentReply(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			chk := ping.New(ping.Options{})
 			chk.SetState(tt.state)
-			opts := ping.AgentOptions{Checker: chk, Limit: tt.limit, MinWeight: tt.minW}
-			if !tt.noCount {
-				opts.Counter = new(inflight.Counter)
-				for range tt.inflight {
-					opts.Counter.Inc()
-				}
+			opts := ping.AgentOptions{Checker: chk, MinWeight: tt.minW}
+			if !tt.noLoad {
+				opts.Load = load(&tt.inflight, &tt.limit)
 			}
 			if got := ping.NewAgent(opts).Reply(); got != tt.want {
 				t.Errorf("Reply() = %q, want %q", got, tt.want)
@@ -56,31 +64,55 @@ func TestAgentReply(t *testing.T) {
 	}
 }
 
-// TestAgentWeightAnyLimit checks the weight for every Limit NewAgent
-// accepts, the largest included: 100% when idle, the free share rounded
+// TestAgentWeightAnyLimit checks the weight for every limit Load may
+// report, the largest included: 100% when idle, the free share rounded
 // down, never a wrapped-around product.
 func TestAgentWeightAnyLimit(t *testing.T) {
 	tests := []struct {
-		limit, inflight int64
+		limit, inflight int
 		want            string
 	}{
-		{math.MaxInt64, 0, "up ready 100%\n"},
-		{math.MaxInt64, 1, "up ready 99%\n"},
-		{math.MaxInt64 / 99, 0, "up ready 100%\n"},
-		{math.MaxInt64 / 2, 3, "up ready 99%\n"},
+		{math.MaxInt, 0, "up ready 100%\n"},
+		{math.MaxInt, 1, "up ready 99%\n"},
+		{math.MaxInt, math.MinInt, "up ready 100%\n"},
+		{math.MaxInt / 99, 0, "up ready 100%\n"},
+		{math.MaxInt / 2, 3, "up ready 99%\n"},
 		{1, 0, "up ready 100%\n"},
 		{1, 1, "up ready 1%\n"},
+		{1, math.MaxInt, "up ready 1%\n"},
 	}
 	for _, tt := range tests {
-		c := new(inflight.Counter)
-		for range tt.inflight {
-			c.Inc()
-		}
-		a := ping.NewAgent(ping.AgentOptions{Counter: c, Limit: tt.limit})
+		a := ping.NewAgent(ping.AgentOptions{Load: load(&tt.inflight, &tt.limit)})
 		if got := a.Reply(); got != tt.want {
-			t.Errorf("Limit %d, %d in flight: Reply() = %q, want %q", tt.limit, tt.inflight, got, tt.want)
+			t.Errorf("limit %d, %d in flight: Reply() = %q, want %q", tt.limit, tt.inflight, got, tt.want)
 		}
 	}
+}
+
+// TestAgentFollowsShedLimit checks that an agent fed by a Shedder's Stats,
+// as AgentOptions.Load shows, reports the limit SetLimit sets, at the next
+// check.
+func TestAgentFollowsShedLimit(t *testing.T) {
+	s := shed.New(shed.Options{Limit: 4})
+	a := ping.NewAgent(ping.AgentOptions{Load: func() (int, int) {
+		st := s.Stats()
+		return int(st.InFlight), int(st.Limit)
+	}})
+	s.Counter().Inc() // one request in flight
+	defer s.Counter().Dec()
+	check := func(want string) {
+		t.Helper()
+		if got := a.Reply(); got != want {
+			t.Errorf("limit %d: Reply() = %q, want %q", s.Limit(), got, want)
+		}
+	}
+	check("up ready 75%\n")
+	s.SetLimit(2)
+	check("up ready 50%\n")
+	s.SetLimit(10)
+	check("up ready 90%\n")
+	s.SetLimit(1)
+	check("up ready 1%\n")
 }
 
 func TestNewAgentPanics(t *testing.T) {
@@ -88,10 +120,10 @@ func TestNewAgentPanics(t *testing.T) {
 		name string
 		opts ping.AgentOptions
 	}{
-		{"counter without limit", ping.AgentOptions{Counter: new(inflight.Counter)}},
 		{"MinWeight over 100", ping.AgentOptions{MinWeight: 101}},
 		{"negative MinWeight", ping.AgentOptions{MinWeight: -1}},
-		{"negative Timeout", ping.AgentOptions{Timeout: -1}},
+		{"Timeout -1", ping.AgentOptions{Timeout: -1}},
+		{"negative Timeout", ping.AgentOptions{Timeout: -time.Second}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -144,7 +176,7 @@ func check(t *testing.T, addr, send string) string {
 func TestAgentWire(t *testing.T) {
 	var c inflight.Counter
 	chk := ping.New(ping.Options{})
-	addr := startAgent(t, ping.NewAgent(ping.AgentOptions{Checker: chk, Counter: &c, Limit: 2}))
+	addr := startAgent(t, ping.NewAgent(ping.AgentOptions{Checker: chk, Load: func() (int, int) { return int(c.Load()), 2 }}))
 
 	if got := check(t, addr, ""); got != "up ready 100%\n" {
 		t.Errorf("idle reply = %q, want %q", got, "up ready 100%\n")
@@ -221,7 +253,7 @@ func FuzzAgent(f *testing.F) {
 	f.Add([]byte(strings.Repeat("a", 5000)))
 	var c inflight.Counter
 	c.Inc()
-	a := ping.NewAgent(ping.AgentOptions{Counter: &c, Limit: 4, Timeout: time.Second})
+	a := ping.NewAgent(ping.AgentOptions{Load: func() (int, int) { return int(c.Load()), 4 }, Timeout: time.Second})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		f.Fatal(err)

@@ -2,15 +2,30 @@
 // middleware, a drain state for graceful shutdown behind a load balancer,
 // and an HAProxy agent-check server that reports drain state and load.
 //
-// Put the ping middleware first, outside shed and any queue, so a health
-// check is never shed, queued or counted as load:
+// Put the Checker's handler first, outside shed and any queue, so a health
+// check is never shed, queued or counted as load; run the server with
+// ServeUntil so that SIGTERM drains it before it stops:
 //
+//	s := shed.New(shed.Options{Limit: 50})
 //	chk := ping.New(ping.Options{LivePath: "/livez", ReadyPath: "/ping"})
-//	srv := &http.Server{Addr: ":8080", Handler: chk.Handler(shed.Limit(50)(app))}
+//	srv := &http.Server{Addr: ":8080", Handler: chk.Handler(s.Handler(app))}
+//
+//	agent := ping.NewAgent(ping.AgentOptions{
+//		Checker: chk,
+//		Load: func() (int, int) {
+//			st := s.Stats()
+//			return int(st.InFlight), int(st.Limit)
+//		},
+//	})
+//	go agent.ServeAgent(agentListener)
+//	defer agent.Close()
+//
 //	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 //	defer stop()
 //	// On SIGTERM: drain, wait DrainDelay, srv.Shutdown, return.
-//	log.Fatal(chk.ServeUntil(ctx, srv, srv.ListenAndServe))
+//	if err := chk.ServeUntil(ctx, srv, srv.ListenAndServe); err != nil {
+//		log.Print(err)
+//	}
 //
 // For the common case, ping.Handler("/ping") answers GET and HEAD on /ping
 // with 200 and passes everything else on.

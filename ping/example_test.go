@@ -12,8 +12,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/frontdoor-go/frontdoor/inflight"
 	"github.com/frontdoor-go/frontdoor/ping"
+	"github.com/frontdoor-go/frontdoor/shed"
 )
 
 func ExampleHandler() {
@@ -55,31 +55,45 @@ func ExampleChecker_Drain() {
 }
 
 func ExampleAgent() {
-	var inFlight inflight.Counter // shared with shed.Options.Counter
+	s := shed.New(shed.Options{Limit: 8})
 	chk := ping.New(ping.Options{ReadyPath: "/ping"})
-	agent := ping.NewAgent(ping.AgentOptions{Checker: chk, Counter: &inFlight, Limit: 8})
+	agent := ping.NewAgent(ping.AgentOptions{
+		Checker: chk,
+		Load: func() (int, int) {
+			st := s.Stats()
+			return int(st.InFlight), int(st.Limit)
+		},
+	})
 
 	fmt.Printf("%q\n", agent.Reply())
-	inFlight.Inc()
-	inFlight.Inc()
+	s.Counter().Inc() // two requests in flight
+	s.Counter().Inc()
+	fmt.Printf("%q\n", agent.Reply())
+	s.SetLimit(4) // the agent follows a limit changed at run time
 	fmt.Printf("%q\n", agent.Reply())
 	chk.Drain()
 	fmt.Printf("%q\n", agent.Reply())
 	// Output:
 	// "up ready 100%\n"
 	// "up ready 75%\n"
+	// "up ready 50%\n"
 	// "drain\n"
 }
 
 // The whole deployment in main: health checks first, an agent port for
 // HAProxy, and a graceful drain on SIGTERM.
 func ExampleChecker_ServeUntil() {
-	var inFlight inflight.Counter
+	s := shed.New(shed.Options{Limit: 4})
 	chk := ping.New(ping.Options{ReadyPath: "/ping", LivePath: "/livez", DrainDelay: 3 * time.Second})
-	app := inflight.Track(&inFlight)(http.NotFoundHandler())
-	srv := &http.Server{Addr: "127.0.0.1:8080", Handler: chk.Handler(app)}
+	srv := &http.Server{Addr: "127.0.0.1:8080", Handler: chk.Handler(s.Handler(http.NotFoundHandler()))}
 
-	agent := ping.NewAgent(ping.AgentOptions{Checker: chk, Counter: &inFlight, Limit: 4})
+	agent := ping.NewAgent(ping.AgentOptions{
+		Checker: chk,
+		Load: func() (int, int) {
+			st := s.Stats()
+			return int(st.InFlight), int(st.Limit)
+		},
+	})
 	ln, err := net.Listen("tcp", "127.0.0.1:8081")
 	if err != nil {
 		log.Fatal(err)

@@ -16,8 +16,8 @@ import (
 //  2. keep serving for DrainDelay, so every load balancer notices and
 //     stops sending;
 //  3. srv.Shutdown: stop listening, close idle connections and wait for
-//     the requests in flight (at most ShutdownTimeout, if set, after which
-//     srv.Close cuts the rest).
+//     the requests in flight, at most ShutdownTimeout, after which
+//     srv.Close cuts the rest.
 //
 // It returns nil after a clean shutdown, the error of serve if serve
 // fails before ctx is done (http.ErrServerClosed counts as failure only

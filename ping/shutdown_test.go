@@ -72,8 +72,8 @@ func TestServeUntilDefaultDelay(t *testing.T) {
 		if err != nil {
 			t.Errorf("ServeUntil() = %v, want nil", err)
 		}
-		if got := time.Since(start); got != 6*time.Second {
-			t.Errorf("default drain delay = %v, want 6s", got)
+		if got := time.Since(start); got != ping.DefaultDrainDelay {
+			t.Errorf("default drain delay = %v, want %v", got, ping.DefaultDrainDelay)
 		}
 	})
 }
@@ -90,33 +90,64 @@ func TestServeUntilServeFails(t *testing.T) {
 	}
 }
 
+// TestServeUntilShutdownTimeout checks how long ServeUntil waits for a
+// request that never ends: ShutdownTimeout, DefaultShutdownTimeout for 0,
+// and for -1 until the request ends.
 func TestServeUntilShutdownTimeout(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		chk := ping.New(ping.Options{DrainDelay: -1, ShutdownTimeout: 5 * time.Second})
-		release := make(chan struct{})
-		defer close(release)
-		ln := newPipeListener()
-		srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			<-release
-		})}
-		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan error, 1)
-		go func() { done <- chk.ServeUntil(ctx, srv, func() error { return srv.Serve(ln) }) }()
+	tests := []struct {
+		name    string
+		timeout time.Duration
+		want    time.Duration // 0: no bound
+	}{
+		{"set", 5 * time.Second, 5 * time.Second},
+		{"zero means the default", 0, ping.DefaultShutdownTimeout},
+		{"-1 waits for every request", -1, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				chk := ping.New(ping.Options{DrainDelay: -1, ShutdownTimeout: tt.timeout})
+				release := make(chan struct{})
+				ln := newPipeListener()
+				srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					<-release
+				})}
+				ctx, cancel := context.WithCancel(context.Background())
+				done := make(chan error, 1)
+				go func() { done <- chk.ServeUntil(ctx, srv, func() error { return srv.Serve(ln) }) }()
 
-		conn := ln.dial()
-		go io.WriteString(conn, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
-		synctest.Wait() // the handler is now stuck
-		start := time.Now()
-		cancel()
-		err := <-done
-		if !errors.Is(err, context.DeadlineExceeded) {
-			t.Errorf("ServeUntil() = %v, want context.DeadlineExceeded", err)
-		}
-		if got := time.Since(start); got != 5*time.Second {
-			t.Errorf("gave up after %v, want 5s", got)
-		}
-		conn.Close()
-	})
+				conn := ln.dial()
+				defer conn.Close()
+				go io.WriteString(conn, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+				synctest.Wait() // the handler is now stuck
+				start := time.Now()
+				cancel()
+				if tt.want == 0 {
+					time.Sleep(24 * time.Hour)
+					synctest.Wait()
+					select {
+					case err := <-done:
+						t.Fatalf("ServeUntil() = %v with a request in flight, want it to wait", err)
+					default:
+					}
+					close(release)
+					go io.Copy(io.Discard, conn)
+					if err := <-done; err != nil {
+						t.Errorf("ServeUntil() = %v after the request ended, want nil", err)
+					}
+					return
+				}
+				err := <-done
+				if !errors.Is(err, context.DeadlineExceeded) {
+					t.Errorf("ServeUntil() = %v, want context.DeadlineExceeded", err)
+				}
+				if got := time.Since(start); got != tt.want {
+					t.Errorf("gave up after %v, want %v", got, tt.want)
+				}
+				close(release)
+			})
+		})
+	}
 }
 
 // TestServeUntilLosesNoRequest runs a real server: a request in flight when

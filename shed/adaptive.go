@@ -2,7 +2,6 @@ package shed
 
 import (
 	"context"
-	"net/http"
 	"time"
 
 	"github.com/frontdoor-go/frontdoor/internal/adaptive"
@@ -15,29 +14,10 @@ const initialLimit = 4
 
 func newController() *adaptive.Controller { return adaptive.New(initialLimit) }
 
-// adaptiveHandler is Handler for a Shedder whose limit finds itself: the
-// same admission, with the controller told of each refusal and completion.
-func (s *Shedder) adaptiveHandler(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if s.exempt != nil && s.exempt(r) {
-			s.exempted.Add(1)
-			next.ServeHTTP(w, r)
-			return
-		}
-		if !s.counter.TryInc(s.ctl.Limit()) {
-			s.shed.Add(1)
-			s.ctl.Bound()
-			s.reject.ServeHTTP(w, r)
-			return
-		}
-		defer s.done(s.ctl.Start(s.admitted.Add(1)), r.Context())
-		next.ServeHTTP(w, r)
-	})
-}
-
-// done releases the place of a request admitted with token.
-func (s *Shedder) done(token int64, ctx context.Context) {
-	s.counter.Dec()
+// release gives back the place of a request that Handler admitted, with
+// token from the controller, and tells the controller it completed.
+func (s *Shedder) release(token int64, ctx context.Context) {
+	s.Release()
 	s.ctl.Done(token, ctx)
 }
 

@@ -64,7 +64,7 @@ func TestAdaptiveFindsPool(t *testing.T) {
 		if st.InFlight != 0 {
 			t.Errorf("InFlight = %d after the run, want 0", st.InFlight)
 		}
-		if st.Shed == 0 {
+		if st.Refused == 0 {
 			t.Error("nothing shed at twice the capacity")
 		}
 		if b := st.Adaptive.Baseline; b < 90*time.Millisecond || b > 130*time.Millisecond {

@@ -1,12 +1,13 @@
 package shed_test
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"sync"
 	"time"
-
-	"github.com/go-chi/chi/v5"
 
 	"github.com/frontdoor-go/frontdoor/inflight"
 	"github.com/frontdoor-go/frontdoor/shed"
@@ -44,33 +45,17 @@ func ExampleNew() {
 	fmt.Printf("%+v\n", s.Stats())
 	// Output:
 	// 503 3 close
-	// {Admitted:1 Shed:1 Exempt:0 InFlight:0 Peak:1 Limit:1 Adaptive:<nil>}
+	// {Admitted:1 Refused:1 Exempt:0 InFlight:0 Peak:1 Limit:1 Adaptive:<nil>}
 }
 
-// Shedding in chi: r.Use applies the limit to every route of the router.
-func ExampleShedder_Handler_chi() {
-	s := shed.New(shed.Options{Limit: 50})
-	r := chi.NewRouter()
-	r.Use(s.Handler)
-	r.Get("/hello", func(w http.ResponseWriter, r *http.Request) {
-		w.Write([]byte("hello\n"))
-	})
-
-	rec := httptest.NewRecorder()
-	r.ServeHTTP(rec, httptest.NewRequest("GET", "/hello", nil))
-	fmt.Print(rec.Body.String(), s.Stats().Admitted)
-	// Output:
-	// hello
-	// 1
-}
-
-// Reject replaces the default 503, here with a JSON body.
+// Reject replaces the default 503, here with a JSON body. Retry-After is
+// already set when it is called.
 func ExampleOptions_reject() {
 	h := shed.New(shed.Options{
-		Limit: 1,
+		Limit:      1,
+		RetryAfter: 5 * time.Second,
 		Reject: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "application/json")
-			w.Header().Set("Retry-After", "1")
 			w.WriteHeader(http.StatusServiceUnavailable)
 			w.Write([]byte(`{"error":"overloaded"}`))
 		}),
@@ -79,9 +64,65 @@ func ExampleOptions_reject() {
 	outer := h(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rec := httptest.NewRecorder()
 		inner.ServeHTTP(rec, r)
-		fmt.Println(rec.Code, rec.Body.String())
+		fmt.Println(rec.Code, rec.Header().Get("Retry-After"), rec.Body.String())
 	}))
 	inner = h(http.NotFoundHandler())
 	outer.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/", nil))
-	// Output: 503 {"error":"overloaded"}
+	// Output: 503 5 {"error":"overloaded"}
+}
+
+// A job loop takes a place per job with TryAcquire and gives it back with
+// Release when the job is done; a job that finds the limit full waits for
+// a later round. HTTP requests through s.Handler would share the limit.
+func ExampleShedder_TryAcquire() {
+	s := shed.New(shed.Options{Limit: 2})
+	work := make(chan struct{}) // the jobs run until it is closed
+	var wg sync.WaitGroup
+	for _, job := range []string{"a", "b", "c"} {
+		if !s.TryAcquire() {
+			fmt.Println(job, "refused: retry later")
+			continue
+		}
+		wg.Go(func() {
+			defer s.Release()
+			<-work
+		})
+	}
+	close(work)
+	wg.Wait()
+	fmt.Printf("%+v\n", s.Stats())
+	// Output:
+	// c refused: retry later
+	// {Admitted:2 Refused:1 Exempt:0 InFlight:0 Peak:2 Limit:2 Adaptive:<nil>}
+}
+
+// errOverloaded stands for the refusal of an RPC framework, such as gRPC's
+// status.Error(codes.Unavailable, ...).
+var errOverloaded = errors.New("overloaded, retry later")
+
+// An interceptor in the shape of a gRPC unary server interceptor admits
+// each call with TryAcquire and releases it when the handler returns.
+func ExampleShedder_Release() {
+	s := shed.New(shed.Options{Limit: 1})
+	type handler func(ctx context.Context, req any) (any, error)
+	intercept := func(ctx context.Context, req any, next handler) (any, error) {
+		if !s.TryAcquire() {
+			return nil, errOverloaded
+		}
+		defer s.Release()
+		return next(ctx, req)
+	}
+
+	echo := func(ctx context.Context, req any) (any, error) { return req, nil }
+	nested := func(ctx context.Context, req any) (any, error) {
+		// A second call while this one holds the only place is refused.
+		return intercept(ctx, req, echo)
+	}
+	fmt.Println(intercept(context.Background(), "hi", echo))
+	fmt.Println(intercept(context.Background(), "hi", nested))
+	fmt.Printf("%+v\n", s.Stats())
+	// Output:
+	// hi <nil>
+	// <nil> overloaded, retry later
+	// {Admitted:2 Refused:1 Exempt:0 InFlight:0 Peak:1 Limit:1 Adaptive:<nil>}
 }

@@ -64,8 +64,8 @@ func TestBurst(t *testing.T) {
 	close(hold)
 	done.Wait()
 	st := s.Stats()
-	if st.Admitted != limit || st.Shed != clients-limit {
-		t.Errorf("Stats() = %+v, want Admitted %d, Shed %d", st, limit, clients-limit)
+	if st.Admitted != limit || st.Refused != clients-limit {
+		t.Errorf("Stats() = %+v, want Admitted %d, Refused %d", st, limit, clients-limit)
 	}
 	if got := in.max.Load(); got != limit {
 		t.Errorf("max inside the handler = %d, want %d", got, limit)

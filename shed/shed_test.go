@@ -28,6 +28,12 @@ func fill(opts shed.Options, n int) *shed.Shedder {
 	return shed.New(opts)
 }
 
+// busy is a Reject handler that writes its own status and body.
+var busy = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("X-Shed", "yes")
+	http.Error(w, "busy", http.StatusServiceUnavailable)
+})
+
 func serve(h http.Handler) *httptest.ResponseRecorder {
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, httptest.NewRequest("GET", "/", nil))
@@ -66,12 +72,21 @@ func TestHandler(t *testing.T) {
 		},
 		{
 			name: "custom Reject", inFlight: 1,
-			opts: shed.Options{Limit: 1, Reject: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				w.Header().Set("X-Shed", "yes")
-				http.Error(w, "busy", http.StatusServiceUnavailable)
-			})},
+			opts:       shed.Options{Limit: 1, RetryAfter: 3 * time.Second, Reject: busy},
 			wantStatus: 503, wantBody: "busy\n",
-			wantHeader: map[string]string{"X-Shed": "yes", "Retry-After": ""},
+			wantHeader: map[string]string{"X-Shed": "yes", "Retry-After": "3", "Connection": ""},
+		},
+		{
+			name: "custom Reject with Connection close", inFlight: 1,
+			opts:       shed.Options{Limit: 1, CloseConnection: true, Reject: busy},
+			wantStatus: 503, wantBody: "busy\n",
+			wantHeader: map[string]string{"X-Shed": "yes", "Retry-After": "1", "Connection": "close"},
+		},
+		{
+			name: "custom Reject not called below limit", inFlight: 0,
+			opts:       shed.Options{Limit: 1, Reject: busy},
+			wantStatus: 200, wantBody: "ok",
+			wantHeader: map[string]string{"X-Shed": "", "Retry-After": ""},
 		},
 		{
 			name: "exempt passes at limit", inFlight: 1,
@@ -152,17 +167,18 @@ func TestNewPanics(t *testing.T) {
 	tests := []struct {
 		name string
 		f    func()
+		want string
 	}{
-		{"negative limit", func() { shed.Limit(-1) }},
-		{"negative Options.Limit", func() { shed.New(shed.Options{Limit: -1}) }},
-		{"negative RetryAfter", func() { shed.New(shed.Options{Limit: 1, RetryAfter: -time.Second}) }},
-		{"SetLimit zero", func() { shed.New(shed.Options{Limit: 1}).SetLimit(0) }},
+		{"negative limit", func() { shed.Limit(-1) }, "shed: Limit must be >= 0"},
+		{"negative RetryAfter", func() { shed.New(shed.Options{Limit: 1, RetryAfter: -time.Second}) }, "shed: RetryAfter must be >= 0"},
+		{"SetLimit zero", func() { shed.New(shed.Options{Limit: 1}).SetLimit(0) }, "shed: SetLimit needs a limit > 0"},
+		{"SetLimit negative", func() { shed.New(shed.Options{Limit: 1}).SetLimit(-1) }, "shed: SetLimit needs a limit > 0"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			defer func() {
-				if recover() == nil {
-					t.Error("did not panic")
+				if got := recover(); got != tt.want {
+					t.Errorf("panic = %v, want %q", got, tt.want)
 				}
 			}()
 			tt.f()
@@ -211,27 +227,42 @@ func TestNoAllocations(t *testing.T) {
 	}
 }
 
-// TestRejectSharesNoHeaderValues checks that a Reject handler gets no
-// header value of the Shedder's, so rewriting what it finds in place
-// changes no other response.
+// TestRejectSharesNoHeaderValues checks that the header values a Reject
+// handler finds on w are the request's own, not the Shedder's shared
+// preformatted ones: Reject rewrites them in place, and neither the next
+// refusal of the same Shedder nor a default refusal may see the change.
 func TestRejectSharesNoHeaderValues(t *testing.T) {
 	for _, closeConn := range []bool{false, true} {
+		want := map[string]string{"Retry-After": "1"}
+		if closeConn {
+			want["Connection"] = "close"
+		}
 		reject := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			for k, v := range w.Header() {
-				t.Errorf("Reject got header %s: %q, want none of the Shedder's", k, v)
+			h := w.Header()
+			if len(h) != len(want) {
+				t.Errorf("Reject got header %v, want only %v", h, want)
+			}
+			for k, v := range want {
+				if got := h.Get(k); got != v {
+					t.Errorf("Reject got %s = %q, want %q", k, got, v)
+				}
+			}
+			for _, v := range h {
 				v[0] = "rewritten"
 			}
-			w.Header().Set("Retry-After", "7")
 			w.WriteHeader(http.StatusServiceUnavailable)
 		})
-		rejecting := fill(shed.Options{Limit: 1, CloseConnection: closeConn, Reject: reject}, 1)
-		plain := fill(shed.Options{Limit: 1, CloseConnection: closeConn}, 1)
+		var c inflight.Counter
+		c.Inc() // both Shedders full
+		rejecting := shed.New(shed.Options{Limit: 1, Counter: &c, CloseConnection: closeConn, Reject: reject})
+		plain := shed.New(shed.Options{Limit: 1, Counter: &c, CloseConnection: closeConn})
 		for range 2 {
-			if got := serve(rejecting.Handler(okHandler)).Header().Get("Retry-After"); got != "7" {
-				t.Errorf("Reject's Retry-After = %q, want 7", got)
-			}
-			if got := serve(plain.Handler(okHandler)).Header().Get("Retry-After"); got != "1" {
-				t.Errorf("default refusal's Retry-After = %q, want 1", got)
+			serve(rejecting.Handler(okHandler))
+			rec := serve(plain.Handler(okHandler))
+			for k, v := range want {
+				if got := rec.Header().Get(k); got != v {
+					t.Errorf("default refusal's %s = %q, want %q", k, got, v)
+				}
 			}
 		}
 	}

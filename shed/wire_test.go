@@ -90,10 +90,10 @@ func TestStress(t *testing.T) {
 	if st.InFlight != 0 {
 		t.Errorf("in flight after = %d, want 0", st.InFlight)
 	}
-	if sent := uint64(clients * perClient); st.Admitted+st.Shed != sent {
-		t.Errorf("admitted %d + shed %d = %d, want %d sent", st.Admitted, st.Shed, st.Admitted+st.Shed, sent)
+	if sent := uint64(clients * perClient); st.Admitted+st.Refused != sent {
+		t.Errorf("admitted %d + refused %d = %d, want %d sent", st.Admitted, st.Refused, st.Admitted+st.Refused, sent)
 	}
-	if st.Admitted != uint64(ok.Load()) || st.Shed != uint64(refused.Load()) {
+	if st.Admitted != uint64(ok.Load()) || st.Refused != uint64(refused.Load()) {
 		t.Errorf("Stats() = %+v, clients saw %d ok and %d refused", st, ok.Load(), refused.Load())
 	}
 	if st.Peak > limit {
@@ -153,7 +153,7 @@ func TestClientHangsUp(t *testing.T) {
 			}
 			wg.Wait()
 			waitZero(t, s)
-			if st := s.Stats(); st.Admitted != n || st.Shed != 0 {
+			if st := s.Stats(); st.Admitted != n || st.Refused != 0 {
 				t.Errorf("Stats() = %+v, want %d admitted, 0 shed", st, n)
 			}
 		})
@@ -174,7 +174,7 @@ func TestSetLimitUnderLoad(t *testing.T) {
 	stop := make(chan struct{})
 	var toggler sync.WaitGroup
 	toggler.Go(func() {
-		for i := int64(0); ; i++ {
+		for i := 0; ; i++ {
 			select {
 			case <-stop:
 				return
@@ -205,7 +205,7 @@ func TestSetLimitUnderLoad(t *testing.T) {
 		t.Errorf("max inside = %d, want <= %d", got, high)
 	}
 	st := s.Stats()
-	if st.InFlight != 0 || st.Admitted+st.Shed != clients*perClient {
+	if st.InFlight != 0 || st.Admitted+st.Refused != clients*perClient {
 		t.Errorf("Stats() = %+v, want InFlight 0 and %d requests", st, clients*perClient)
 	}
 }

@@ -22,17 +22,19 @@ type child struct {
 	procs int
 }
 
-// start re-executes this binary as a server for cfg with GOMAXPROCS procs.
-func start(cfg serverConfig, procs int) *child {
+// start re-executes this binary as a server for cfg with GOMAXPROCS
+// cfg.procs.
+func start(cfg serverConfig) *child {
 	exe, err := os.Executable()
 	if err != nil {
 		fatal(err)
 	}
 	cmd := exec.Command(exe, "-serve", "-scenario", cfg.scenario, "-variant", cfg.variant,
 		"-limit", strconv.Itoa(cfg.limit), "-iters", strconv.Itoa(cfg.iters),
+		"-sigma", strconv.FormatFloat(cfg.sigma, 'g', -1, 64),
 		"-backlog", strconv.Itoa(cfg.backlog), "-sleep", cfg.sleep.String(),
-		"-queue-timeout", cfg.queueTimeout.String(), "-headroom="+strconv.FormatBool(cfg.headroom), "-cpuprofile", cfg.profile)
-	cmd.Env = append(os.Environ(), "GOMAXPROCS="+strconv.Itoa(procs))
+		"-queue-timeout", cfg.queueTimeout.String(), "-cpuprofile", cfg.profile)
+	cmd.Env = append(os.Environ(), "GOMAXPROCS="+strconv.Itoa(cfg.procs))
 	cmd.Stderr = os.Stderr
 	in, err := cmd.StdinPipe()
 	if err != nil {
@@ -63,8 +65,13 @@ func (c *child) stop() (time.Duration, serverStats) {
 	var st serverStats
 	done := make(chan struct{})
 	go func() {
-		if line, err := c.out.ReadString('\n'); err == nil {
-			json.Unmarshal([]byte(line), &st)
+		// The report is the first line that is a JSON object; a peer's
+		// library may have written other lines before it.
+		for {
+			line, err := c.out.ReadString('\n')
+			if err != nil || json.Unmarshal([]byte(line), &st) == nil {
+				break
+			}
 		}
 		c.cmd.Wait()
 		close(done)
@@ -82,6 +89,23 @@ func (c *child) stop() (time.Duration, serverStats) {
 		return ps.UserTime() + ps.SystemTime(), st
 	}
 	return 0, st
+}
+
+// startBurner re-executes this binary to spin threads goroutines (with
+// GOMAXPROCS threads) for d, another process taking CPU from the server.
+// It returns the burner's command, already started; Wait ends it.
+func startBurner(d time.Duration, threads int) *exec.Cmd {
+	exe, err := os.Executable()
+	if err != nil {
+		fatal(err)
+	}
+	cmd := exec.Command(exe, "-burn", d.String(), "-burn-threads", strconv.Itoa(threads))
+	cmd.Env = append(os.Environ(), "GOMAXPROCS="+strconv.Itoa(threads))
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Start(); err != nil {
+		fatal(err)
+	}
+	return cmd
 }
 
 func fatal(err error) {

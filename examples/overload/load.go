@@ -38,9 +38,10 @@ func (p *poisson) Rate(time.Duration) float64 { return p.rate }
 // outcome summarizes one attack.
 type outcome struct {
 	sent, served, refused, timeouts, errs int
-	secs, window                          float64 // seconds of the attack, of its goodput window
-	goodput                               float64 // 2xx/s completed in the steady window
-	serverCPU, genCPU, otherCPU           float64 // cores used on average by the server, this process, the rest
+	secs, window                          float64         // seconds of the attack, of its goodput window
+	goodput                               float64         // 2xx/s completed in the steady window
+	okEnds                                []time.Duration // completion times of the 2xx, from the first request
+	serverCPU, genCPU, otherCPU           float64         // cores used on average by the server, this process, the rest
 	servedLat, refusedLat                 []time.Duration
 }
 
@@ -90,9 +91,11 @@ func attack(url string, rate float64, dur, warm, timeout time.Duration, workers 
 		o.sent++
 		switch {
 		case r.Code >= 200 && r.Code < 300:
-			if end := r.End().Sub(began); end >= from && end <= to {
+			end := r.End().Sub(began)
+			if end >= from && end <= to {
 				inWindow++
 			}
+			o.okEnds = append(o.okEnds, end)
 			o.served++
 			o.servedLat = append(o.servedLat, r.Latency)
 		case r.Code == http.StatusServiceUnavailable || r.Code == http.StatusTooManyRequests:

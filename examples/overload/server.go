@@ -5,6 +5,8 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
@@ -16,7 +18,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/go-chi/chi/v5/middleware"
+	"golang.org/x/sys/unix"
 )
 
 // serverConfig is everything a child server needs; the parent passes it as
@@ -26,13 +28,52 @@ type serverConfig struct {
 	scenario     string
 	variant      string
 	limit        int           // slots: renders at once, or backend connections
-	iters        int           // sha256 rounds of one render (cpu)
-	sleep        time.Duration // handler duration (sleep)
-	queueTimeout time.Duration // wait budget of chi's backlog and frontdoor's queue
-	backlog      int           // chi backlog and frontdoor MaxQueue
-	headroom     bool          // frontdoor: apply the GOMAXPROCS ≥ Limit+1 rule
+	iters        int           // sha256 rounds of one render of mean cost (cpu, heavy, step, upload)
+	sigma        float64       // heavy: σ of the lognormal render cost
+	sleep        time.Duration // handler duration (sleep, cold)
+	queueTimeout time.Duration // wait budget of every queue (chi's backlog, frontdoor's, failsafe-go's)
+	backlog      int           // queue bound (chi backlog, frontdoor MaxQueue)
+	procs        int           // GOMAXPROCS (set by the parent in the child's environment)
 	profile      string        // write a CPU profile of the child to this file
 }
+
+// server is one child server being built: its configuration and the
+// readers of the counters its variant reports when it stops.
+type server struct {
+	serverConfig
+	collect []func(*serverStats) // fill in serverStats when the server stops
+	debug   func() any           // the variant's counters for OVERLOAD_DEBUG, if any
+}
+
+// report registers f to fill in the server's stats when it stops.
+func (s *server) report(f func(*serverStats)) { s.collect = append(s.collect, f) }
+
+// stats reads every counter registered with report.
+func (s *server) stats() serverStats {
+	var st serverStats
+	for _, f := range s.collect {
+		f(&st)
+	}
+	return st
+}
+
+// build returns the server's handler: the scenario's handler wrapped in the
+// variant's protection.
+func (s *server) build() (http.Handler, error) {
+	h := s.handler()
+	if s.scenario == "upload" {
+		return uploadChain(s, h)
+	}
+	v, ok := variants[s.variant]
+	if !ok {
+		return nil, fmt.Errorf("unknown variant %q", s.variant)
+	}
+	return v.wrap(s, h), nil
+}
+
+// ioBound reports whether the scenario's handler waits (holds no P) rather
+// than computes.
+func ioBound(scenario string) bool { return scenario == "sleep" || scenario == "cold" }
 
 // render burns CPU: iters rounds of sha256 over its own output.
 func render(iters int) [32]byte {
@@ -43,65 +84,63 @@ func render(iters int) [32]byte {
 	return sum
 }
 
+// lognormal returns a draw from the lognormal distribution of mean 1 and
+// shape sigma (σ of the underlying normal): exp(σZ − σ²/2).
+// norm draws from the standard normal distribution (rand.NormFloat64, or
+// a seeded generator's in tests).
+func lognormal(norm func() float64, sigma float64) float64 {
+	return math.Exp(sigma*norm() - sigma*sigma/2)
+}
+
 // handler returns the scenario's handler, unprotected.
-func (c serverConfig) handler() http.Handler {
-	switch c.scenario {
-	case "upload":
-		return c.uploadHandler()
-	case "cpu":
+func (s *server) handler() http.Handler {
+	switch {
+	case s.scenario == "upload":
+		return s.uploadHandler()
+	case s.scenario == "heavy":
+		// Render costs of mean iters with a heavy (lognormal) tail: most
+		// renders are cheap, a few cost many times the mean.
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			sum := render(c.iters)
+			n := int(float64(s.iters) * lognormal(rand.NormFloat64, s.sigma))
+			sum := render(max(n, 1))
 			fmt.Fprintf(w, "%x\n", sum[:4])
 		})
-	default: // sleep: each request holds one of limit backend connections
-		backend := make(chan struct{}, c.limit)
+	case ioBound(s.scenario):
+		// Each request holds one of limit backend connections.
+		backend := make(chan struct{}, s.limit)
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			select {
 			case backend <- struct{}{}:
 			case <-r.Context().Done():
 				return
 			}
-			time.Sleep(c.sleep)
+			time.Sleep(s.sleep)
 			<-backend
 			w.Write([]byte("ok\n"))
+		})
+	default: // cpu, step
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			sum := render(s.iters)
+			fmt.Fprintf(w, "%x\n", sum[:4])
 		})
 	}
 }
 
-// protect wraps h in the variant's middleware.
-func (c serverConfig) protect(h http.Handler) http.Handler {
-	if c.scenario == "upload" && c.variant != "none" {
-		return uploadChain(c, h)
-	}
-	switch c.variant {
-	case "chi", "chi+":
-		if c.variant == "chi+" {
-			reserveP(c) // chi given frontdoor's headroom, for comparison
-		}
-		return middleware.ThrottleWithOpts(middleware.ThrottleOpts{
-			Limit: c.limit, BacklogLimit: c.backlog, BacklogTimeout: c.queueTimeout,
-			StatusCode: http.StatusServiceUnavailable,
-		})(h)
-	case "frontdoor":
-		return frontdoor(c, h)
-	}
-	return h
-}
-
-// debugStats, if set, returns the variant's counters for OVERLOAD_DEBUG.
-var debugStats func() any
-
 // serve runs a child server: it prints its address and GOMAXPROCS on
 // stdout, serves until stdin closes (the parent is done or gone), then
 // prints its serverStats as one JSON line.
-func serve(c serverConfig) {
+func serve(c serverConfig) error {
+	s := &server{serverConfig: c}
+	h, err := s.build()
+	if err != nil {
+		return err
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
+		return err
 	}
 	var conns atomic.Int64
-	srv := &http.Server{Handler: c.protect(c.handler()), ReadHeaderTimeout: 5 * time.Second,
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second,
 		ConnState: func(_ net.Conn, s http.ConnState) {
 			if s == http.StateNew {
 				conns.Add(1)
@@ -110,27 +149,52 @@ func serve(c serverConfig) {
 	if c.profile != "" {
 		f, err := os.Create(c.profile)
 		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
+			return err
 		}
 		pprof.StartCPUProfile(f)
 		defer f.Close()
 		defer pprof.StopCPUProfile()
 	}
-	go srv.Serve(ln) // GOMAXPROCS is read below, after protect may have set it
+	go srv.Serve(ln)
 	fmt.Printf("%s %d\n", ln.Addr(), runtime.GOMAXPROCS(0))
 	bufio.NewReader(os.Stdin).ReadString('\n')
 	srv.Close()
-	var st serverStats
-	for _, f := range collect {
-		f(&st)
-	}
-	json.NewEncoder(os.Stdout).Encode(st)
+	json.NewEncoder(os.Stdout).Encode(s.stats())
 	if os.Getenv("OVERLOAD_DEBUG") != "" {
 		debugRuntime(conns.Load())
-		if debugStats != nil {
-			fmt.Fprintf(os.Stderr, "%+v\n", debugStats())
+		if s.debug != nil {
+			fmt.Fprintf(os.Stderr, "%+v\n", s.debug())
 		}
+	}
+	return nil
+}
+
+// burn spins threads goroutines until d has passed: another process
+// taking CPU from the server for a while (the step scenario). Each runs on
+// a thread of its own pinned to one of the last CPUs, at nice -10 where
+// the system allows it, so that it takes that core rather than a fair
+// share among the server's threads.
+func burn(d time.Duration, threads int) {
+	end := time.Now().Add(d)
+	done := make(chan struct{})
+	for i := range threads {
+		go func() {
+			runtime.LockOSThread()
+			var set unix.CPUSet
+			set.Set(max(runtime.NumCPU()-1-i, 0))
+			unix.SchedSetaffinity(0, &set)
+			unix.Setpriority(unix.PRIO_PROCESS, 0, -10) // this thread only, on Linux
+			var sum [32]byte
+			for time.Now().Before(end) {
+				for range 1000 {
+					sum = sha256.Sum256(sum[:])
+				}
+			}
+			done <- struct{}{}
+		}()
+	}
+	for range threads {
+		<-done
 	}
 }
 

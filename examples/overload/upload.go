@@ -38,10 +38,6 @@ type serverStats struct {
 // bigBody tells a slow upload from a normal client's body by its size.
 const bigBody = 64 << 10
 
-// collect fills in a child's serverStats when it stops; each variant's
-// constructor appends the readers of its counters.
-var collect []func(*serverStats)
-
 // bodyReads measures what the upload handler spends in its body read,
 // that is how long it holds its render slot waiting on the client.
 type bodyReads struct {
@@ -65,13 +61,13 @@ func (b *bodyReads) observe(d time.Duration) {
 // uploadHandler is the upload scenario's handler: it reads the whole body
 // with io.ReadAll, as a handler does that decodes its input, then renders.
 // Behind concurrency alone the read happens inside the render slot.
-func (c serverConfig) uploadHandler() http.Handler {
+func (s *server) uploadHandler() http.Handler {
 	var reads bodyReads
 	var big atomic.Int64
-	collect = append(collect, func(s *serverStats) {
-		s.Handled, s.ReadNanos = reads.handled.Load(), reads.nanos.Load()
-		s.MaxReadNanos, s.SlowReads = reads.maxNanos.Load(), reads.slow.Load()
-		s.BigHandled = big.Load()
+	s.report(func(st *serverStats) {
+		st.Handled, st.ReadNanos = reads.handled.Load(), reads.nanos.Load()
+		st.MaxReadNanos, st.SlowReads = reads.maxNanos.Load(), reads.slow.Load()
+		st.BigHandled = big.Load()
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
@@ -84,7 +80,7 @@ func (c serverConfig) uploadHandler() http.Handler {
 		if len(body) > bigBody {
 			big.Add(1)
 		}
-		sum := render(c.iters)
+		sum := render(s.iters)
 		fmt.Fprintf(w, "%x %d\n", sum[:4], len(body))
 	})
 }
@@ -100,20 +96,24 @@ func (c serverConfig) uploadHandler() http.Handler {
 //     upload past it is refused on its headers, before its body is read;
 //   - split: as frontdoor, with one Shedder for uploads and one for the
 //     other requests (splitShed).
-func uploadChain(c serverConfig, h http.Handler) http.Handler {
-	if c.headroom {
-		reserveP(c)
+func uploadChain(s *server, h http.Handler) (http.Handler, error) {
+	switch s.variant {
+	case "none":
+		return h, nil
+	case "concurrency", "bodybuffer", "frontdoor", "split":
+	default:
+		return nil, fmt.Errorf("scenario upload: unknown variant %q", s.variant)
 	}
 	l := concurrency.New(concurrency.Options{
-		Limit: c.limit, MaxQueue: c.backlog, QueueTimeout: c.queueTimeout,
+		Limit: s.limit, MaxQueue: s.backlog, QueueTimeout: s.queueTimeout,
 	})
-	collect = append(collect, func(s *serverStats) {
-		st := l.Stats()
-		s.Admitted, s.Refused, s.Abandoned = st.Admitted, st.Refused, st.Abandoned
+	s.report(func(st *serverStats) {
+		x := l.Stats()
+		st.Admitted, st.Refused, st.Abandoned = x.Admitted, x.Refused, x.Abandoned
 	})
 	h = l.Handler(h)
-	if c.variant == "concurrency" {
-		return h
+	if s.variant == "concurrency" {
+		return h, nil
 	}
 	var bigIn atomic.Int64
 	next := h
@@ -126,37 +126,37 @@ func uploadChain(c serverConfig, h http.Handler) http.Handler {
 	bb := bodybuffer.New(bodybuffer.Options{
 		MaxBytes: 1 << 20, IdleTimeout: 2 * time.Second, Timeout: 10 * time.Second,
 	})
-	collect = append(collect, func(s *serverStats) {
-		st := bb.Stats()
-		s.Buffered, s.BufTimedOut, s.BufClientGone = st.Buffered, st.TimedOut, st.ClientGone
-		s.BufTruncated, s.BufBytes, s.BufMemPeak = st.Truncated, st.Bytes, st.MemPeak
-		s.BigIn = bigIn.Load()
+	s.report(func(st *serverStats) {
+		x := bb.Stats()
+		st.Buffered, st.BufTimedOut, st.BufClientGone = x.Buffered, x.TimedOut, x.ClientGone
+		st.BufTruncated, st.BufBytes, st.BufMemPeak = x.Truncated, x.Bytes, x.MemPeak
+		st.BigIn = bigIn.Load()
 	})
 	h = bb.Handler(h)
-	if c.variant == "bodybuffer" {
-		return h
+	if s.variant == "bodybuffer" {
+		return h, nil
 	}
-	if c.variant == "split" {
-		return splitShed(c, h)
+	if s.variant == "split" {
+		return splitShed(s, h), nil
 	}
-	sh := shed.New(shed.Options{Limit: uploadShedLimit(c)})
-	collect = append(collect, func(s *serverStats) {
-		st := sh.Stats()
-		s.ShedAdmitted, s.Shed, s.ShedPeak = st.Admitted, st.Shed, st.Peak
+	sh := shed.New(shed.Options{Limit: uploadShedLimit(s.serverConfig)})
+	s.report(func(st *serverStats) {
+		x := sh.Stats()
+		st.ShedAdmitted, st.Shed, st.ShedPeak = x.Admitted, x.Refused, x.Peak
 	})
-	return sh.Handler(h)
+	return sh.Handler(h), nil
 }
 
 // splitShed puts two Shedders in front of h, each with uploadShedLimit:
 // one for requests with a body over bigBody (uploads), one for the rest,
 // so that uploads, which hold their place for as long as their body
 // takes, cannot take the places of short requests.
-func splitShed(c serverConfig, h http.Handler) http.Handler {
-	short := shed.New(shed.Options{Limit: uploadShedLimit(c)})
-	long := shed.New(shed.Options{Limit: uploadShedLimit(c)})
-	collect = append(collect, func(s *serverStats) {
+func splitShed(s *server, h http.Handler) http.Handler {
+	short := shed.New(shed.Options{Limit: uploadShedLimit(s.serverConfig)})
+	long := shed.New(shed.Options{Limit: uploadShedLimit(s.serverConfig)})
+	s.report(func(st *serverStats) {
 		a, b := short.Stats(), long.Stats()
-		s.ShedAdmitted, s.Shed, s.ShedPeak = a.Admitted+b.Admitted, a.Shed+b.Shed, max(a.Peak, b.Peak)
+		st.ShedAdmitted, st.Shed, st.ShedPeak = a.Admitted+b.Admitted, a.Refused+b.Refused, max(a.Peak, b.Peak)
 	})
 	hs, hl := short.Handler(h), long.Handler(h)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -172,6 +172,6 @@ func splitShed(c serverConfig, h http.Handler) http.Handler {
 // from the configuration, as in examples/ssr, and is not tuned to the
 // result: every render slot and queue place once, and as many again for
 // requests whose body bodybuffer is still reading, 2 × (limit + queue).
-func uploadShedLimit(c serverConfig) int64 {
-	return 2 * int64(c.limit+c.backlog)
+func uploadShedLimit(c serverConfig) int {
+	return 2 * (c.limit + c.backlog)
 }

@@ -12,7 +12,10 @@ import (
 	"go.uber.org/goleak"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// TestMain checks for leaks, apart from the goroutines the peers' packages
+// start in their init (go-zero's and kratos' CPU samplers, go-zero's
+// signal handler), which run before it.
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m, goleak.IgnoreCurrent()) }
 
 // small is a slow upload of 4 chunks, 3 pauses of 20 ms.
 var small = uploadSpec{size: 4 << 10, chunk: 1 << 10, gap: 20 * time.Millisecond, timeout: 5 * time.Second, max: 4}
@@ -68,16 +71,15 @@ func TestUploadChain(t *testing.T) {
 	upload := 3 * large.gap // the client sends its last chunk after 3 pauses
 	for _, variant := range []string{"concurrency", "bodybuffer", "frontdoor", "split"} {
 		t.Run(variant, func(t *testing.T) {
-			collect = nil
-			c := serverConfig{scenario: "upload", variant: variant, limit: 1, iters: 1,
-				backlog: 8, queueTimeout: time.Second}
-			srv := httptest.NewServer(c.protect(c.handler()))
+			s := newTestServer(t, serverConfig{scenario: "upload", variant: variant, limit: 1, iters: 1,
+				backlog: 8, queueTimeout: time.Second})
+			srv := httptest.NewServer(s.h)
 			code, _, err := slowUpload(strings.TrimPrefix(srv.URL, "http://"), large)
 			srv.Close()
 			if err != nil || code != http.StatusOK {
 				t.Fatalf("slowUpload() = %d, %v, want 200, nil", code, err)
 			}
-			st := collected()
+			st := s.stats()
 			if st.Handled != 1 || st.Admitted != 1 || st.BigHandled != 1 {
 				t.Errorf("Handled, Admitted, BigHandled = %d, %d, %d, want 1, 1, 1", st.Handled, st.Admitted, st.BigHandled)
 			}
@@ -98,27 +100,35 @@ func TestUploadChain(t *testing.T) {
 	}
 }
 
-// collected reads the counters of the chain built last.
-func collected() serverStats {
-	var st serverStats
-	for _, f := range collect {
-		f(&st)
+// testServer is a server built as a child builds it, and its handler.
+type testServer struct {
+	*server
+	h http.Handler
+}
+
+// newTestServer builds the server of c.
+func newTestServer(t *testing.T, c serverConfig) testServer {
+	t.Helper()
+	s := &server{serverConfig: c}
+	h, err := s.build()
+	if err != nil {
+		t.Fatalf("build() error %v", err)
 	}
-	return st
+	return testServer{s, h}
 }
 
 // TestUploadShed checks the frontdoor variant's point: with shed's limit
 // taken by uploads in progress, the next upload is refused with 503 on its
 // headers, and bodybuffer never reads it.
 func TestUploadShed(t *testing.T) {
-	collect = nil
 	c := serverConfig{scenario: "upload", variant: "frontdoor", limit: 1, iters: 1,
 		backlog: 1, queueTimeout: time.Second}
+	s := newTestServer(t, c)
 	limit := uploadShedLimit(c)
 	if limit != 4 {
 		t.Fatalf("uploadShedLimit() = %d, want 2 × (1 + 1) = 4", limit)
 	}
-	srv := httptest.NewServer(c.protect(c.handler()))
+	srv := httptest.NewServer(s.h)
 	defer srv.Close()
 	addr := strings.TrimPrefix(srv.URL, "http://")
 	// Uploads that send one chunk, then wait far longer than the test.
@@ -127,15 +137,15 @@ func TestUploadShed(t *testing.T) {
 	for range limit {
 		wg.Go(func() { slowUpload(addr, hold) })
 	}
-	for deadline := time.Now().Add(5 * time.Second); collected().ShedAdmitted < uint64(limit); {
+	for deadline := time.Now().Add(5 * time.Second); s.stats().ShedAdmitted < uint64(limit); {
 		if time.Now().After(deadline) {
-			t.Fatalf("shed Admitted = %d after 5 s, want %d", collected().ShedAdmitted, limit)
+			t.Fatalf("shed Admitted = %d after 5 s, want %d", s.stats().ShedAdmitted, limit)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	before := collected().BufBytes
+	before := s.stats().BufBytes
 	code, _, err := slowUpload(addr, large)
-	after := collected()
+	after := s.stats()
 	srv.CloseClientConnections() // ends the held uploads
 	wg.Wait()
 	if err != nil || code != http.StatusServiceUnavailable {
@@ -151,11 +161,11 @@ func TestUploadShed(t *testing.T) {
 // Shedder full of uploads in progress, a short request still gets through
 // and the next upload is refused on its headers.
 func TestUploadSplit(t *testing.T) {
-	collect = nil
 	c := serverConfig{scenario: "upload", variant: "split", limit: 1, iters: 1,
 		backlog: 1, queueTimeout: time.Second}
+	s := newTestServer(t, c)
 	limit := uploadShedLimit(c)
-	srv := httptest.NewServer(c.protect(c.handler()))
+	srv := httptest.NewServer(s.h)
 	defer srv.Close()
 	addr := strings.TrimPrefix(srv.URL, "http://")
 	// Uploads over bigBody that send one chunk, then wait far longer than the test.
@@ -164,9 +174,9 @@ func TestUploadSplit(t *testing.T) {
 	for range limit {
 		wg.Go(func() { slowUpload(addr, hold) })
 	}
-	for deadline := time.Now().Add(5 * time.Second); collected().ShedAdmitted < uint64(limit); {
+	for deadline := time.Now().Add(5 * time.Second); s.stats().ShedAdmitted < uint64(limit); {
 		if time.Now().After(deadline) {
-			t.Fatalf("shed Admitted = %d after 5 s, want %d", collected().ShedAdmitted, limit)
+			t.Fatalf("shed Admitted = %d after 5 s, want %d", s.stats().ShedAdmitted, limit)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
@@ -177,7 +187,7 @@ func TestUploadSplit(t *testing.T) {
 	io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
 	code, _, err := slowUpload(addr, large)
-	after := collected()
+	after := s.stats()
 	srv.CloseClientConnections() // ends the held uploads
 	wg.Wait()
 	if resp.StatusCode != http.StatusOK {

@@ -71,8 +71,9 @@ func main() {
 	var inFlight inflight.Counter
 	chk := ping.New(ping.Options{ReadyPath: "/ping", LivePath: "/livez", DrainDelay: *drainDelay})
 	cfg := config{sizing: sz, queueTimeout: *queueWait, maxBody: *maxBody}
+	app := newServer(chk, &inFlight, cfg, renderHandler(*name, *work))
 	srv := &http.Server{
-		Handler:           newServer(chk, &inFlight, cfg, renderHandler(*name, *work)),
+		Handler:           app,
 		ReadHeaderTimeout: 5 * time.Second,
 		IdleTimeout:       60 * time.Second,
 	}
@@ -82,7 +83,7 @@ func main() {
 		if err != nil {
 			log.Fatal(err)
 		}
-		agent := ping.NewAgent(ping.AgentOptions{Checker: chk, Counter: &inFlight, Limit: sz.limit})
+		agent := ping.NewAgent(ping.AgentOptions{Checker: chk, Load: app.load})
 		go func() {
 			if err := agent.ServeAgent(aln); !errors.Is(err, ping.ErrAgentClosed) {
 				log.Print(err)

@@ -80,3 +80,22 @@ func TestPingBeforeShed(t *testing.T) {
 		t.Errorf("POST /render while draining = %d Connection=%q, want 200 close", rec.Code, rec.Header().Get("Connection"))
 	}
 }
+
+// TestAgentLoad checks that the agent's weight follows the shedder: its
+// requests in flight and its limit, also after SetLimit.
+func TestAgentLoad(t *testing.T) {
+	chk := ping.New(ping.Options{ReadyPath: "/ping"})
+	var c inflight.Counter
+	cfg := config{sizing: sizing{renders: 1, queue: 1, limit: 4}, maxBody: 1 << 10}
+	s := newServer(chk, &c, cfg, renderHandler("t", 1))
+	agent := ping.NewAgent(ping.AgentOptions{Checker: chk, Load: s.load})
+	c.Inc()
+	defer c.Dec()
+	if got, want := agent.Reply(), "up ready 75%\n"; got != want {
+		t.Errorf("one of 4 in flight: Reply() = %q, want %q", got, want)
+	}
+	s.shed.SetLimit(2)
+	if got, want := agent.Reply(), "up ready 50%\n"; got != want {
+		t.Errorf("one of 2 in flight after SetLimit(2): Reply() = %q, want %q", got, want)
+	}
+}

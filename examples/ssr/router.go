@@ -46,11 +46,11 @@ type server struct {
 func newServer(chk *ping.Checker, inFlight *inflight.Counter, cfg config, app http.Handler) *server {
 	s := &server{
 		shed: shed.New(shed.Options{
-			Limit:   cfg.limit,
+			Limit:   int(cfg.limit),
 			Counter: inFlight,
 			Exempt:  func(r *http.Request) bool { return r.URL.Path == "/metrics" },
 		}),
-		body: bodybuffer.New(bodybuffer.Options{MaxBytes: cfg.maxBody}),
+		body: bodybuffer.New(bodybuffer.Options{MaxBytes: cfg.maxBody, Timeout: 30 * time.Second}),
 		renders: concurrency.New(concurrency.Options{
 			Limit:        cfg.renders,
 			MaxQueue:     cfg.maxQueue(),
@@ -83,4 +83,11 @@ func newServer(chk *ping.Checker, inFlight *inflight.Counter, cfg config, app ht
 	r.Get("/metrics", promhttp.HandlerFor(s.registry, promhttp.HandlerOpts{}).ServeHTTP)
 	s.Handler = r
 	return s
+}
+
+// load reports the shedder's requests in flight and its limit, for the
+// HAProxy agent's weight; read at every check, it follows SetLimit.
+func (s *server) load() (inFlight, limit int) {
+	st := s.shed.Stats()
+	return int(st.InFlight), int(st.Limit)
 }

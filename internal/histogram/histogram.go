@@ -30,9 +30,25 @@ func New(bounds []float64, unit float64) *Histogram {
 		if math.IsNaN(b) || math.IsInf(b, 0) || (i > 0 && b <= bounds[i-1]) {
 			panic("histogram: bounds must be finite and strictly increasing")
 		}
-		h.bounds = append(h.bounds, int64(math.Ceil(b/unit)))
+		h.bounds = append(h.bounds, observed(b, unit))
 	}
 	return h
+}
+
+// observed returns the largest observation, in observed units, at or
+// below the bound b: floor(b/unit), taking a quotient within rounding
+// error of a whole number as that number (0.001 s is 1e6 ns, not
+// 999999.99…), and at most math.MaxInt64.
+func observed(b, unit float64) int64 {
+	q := b / unit
+	n := math.Round(q)
+	if math.Abs(q-n) > 1e-9*max(1, math.Abs(q)) {
+		n = math.Floor(q)
+	}
+	if n >= math.MaxInt64 {
+		return math.MaxInt64
+	}
+	return int64(n)
 }
 
 // Observe counts v, in observed units. A negative v counts as 0.

@@ -43,3 +43,26 @@ func TestNewPanicsOnBadBounds(t *testing.T) {
 
 func nan() float64 { z := 0.0; return z / z }
 func inf() float64 { z := 0.0; return 1 / z }
+
+func TestBoundsInObservedUnits(t *testing.T) {
+	tests := []struct {
+		bounds []float64
+		unit   float64
+		v      int64
+		want   []uint64
+	}{
+		{[]float64{0.001}, 1e-9, 1e6, []uint64{1, 0}},        // 1 ms is 1e6 ns exactly
+		{[]float64{0.001}, 1e-9, 1e6 + 1, []uint64{0, 1}},    // just above
+		{[]float64{1.5}, 1, 1, []uint64{1, 0}},               // bytes: 1 <= 1.5
+		{[]float64{1.5}, 1, 2, []uint64{0, 1}},               // 2 > 1.5
+		{[]float64{1e10}, 1e-9, 1<<63 - 1, []uint64{1, 0}},   // beyond the longest Duration
+		{[]float64{0.1, 1e10}, 1e-9, 1e9, []uint64{0, 1, 0}}, // a bound past MaxInt64 holds the rest
+	}
+	for _, tt := range tests {
+		h := New(tt.bounds, tt.unit)
+		h.Observe(tt.v)
+		if got := h.Snapshot().Counts; !slices.Equal(got, tt.want) {
+			t.Errorf("New(%v, %v).Observe(%d): Counts = %v, want %v", tt.bounds, tt.unit, tt.v, got, tt.want)
+		}
+	}
+}

@@ -48,21 +48,3 @@ func (c *Checker) SetState(s State) {
 
 // State returns the current state of c.
 func (c *Checker) State() State { return State(c.state.Load()) }
-
-// Stats counts the health checks a Checker answered.
-type Stats struct {
-	Live     uint64 // live path answers (always 200)
-	Ready    uint64 // ready path answered 200
-	NotReady uint64 // ready path answered 503 (draining)
-	State    State  // state at the time of the call
-}
-
-// Stats returns the counters of c, read from atomics.
-func (c *Checker) Stats() Stats {
-	return Stats{
-		Live:     c.liveN.Load(),
-		Ready:    c.readyN.Load(),
-		NotReady: c.notReadyN.Load(),
-		State:    c.State(),
-	}
-}

@@ -172,7 +172,11 @@ func TestNewPanics(t *testing.T) {
 		{"relative live path", ping.Options{LivePath: "livez"}},
 		{"same paths", ping.Options{ReadyPath: "/x", LivePath: "/x"}},
 		{"negative RetryAfter", ping.Options{RetryAfter: -1}},
-		{"negative ShutdownTimeout", ping.Options{ShutdownTimeout: -1}},
+		{"negative RetryAfter of a second", ping.Options{RetryAfter: -time.Second}},
+		{"DrainDelay -2", ping.Options{DrainDelay: -2}},
+		{"negative DrainDelay", ping.Options{DrainDelay: -time.Second}},
+		{"ShutdownTimeout -2", ping.Options{ShutdownTimeout: -2}},
+		{"negative ShutdownTimeout", ping.Options{ShutdownTimeout: -time.Second}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
