@@ -27,7 +27,8 @@ type Options struct {
 	// that waits behind no other; it follows that product when capacity
 	// or request costs change, and is cut near GOMAXPROCS when goroutines
 	// wait for a P. It learns from the requests served by Handler;
-	// TryAcquire callers count against it but are not timed. The count
+	// TryAcquire callers count against it but are not timed, so a Shedder
+	// used only through TryAcquire keeps its starting limit. The count
 	// never passes the limit of the moment. Stats reports the limit and
 	// the signals behind it.
 	Limit int
