@@ -2,6 +2,7 @@ package concurrency_test
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -98,4 +99,43 @@ func TestReserveP(t *testing.T) {
 	if got := concurrency.ReserveP(); got != before+1 {
 		t.Errorf("second ReserveP() = %d, want %d: only the first call changes GOMAXPROCS", got, before+1)
 	}
+}
+
+// With the limit and the queue timeout left to the Limiter, a request
+// waits at most DefaultQueueRounds runs of the handler, not
+// DefaultQueueTimeout: a queued request should reach its client while the
+// client still waits.
+func TestAdaptiveQueueBudgetFollowsServiceTime(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := concurrency.New(concurrency.Options{})
+		h := l.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			time.Sleep(10 * time.Millisecond)
+		}))
+		for range 50 {
+			h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/", nil))
+		}
+		var releases []func()
+		for {
+			release, ok := l.TryAcquire()
+			if !ok {
+				break
+			}
+			releases = append(releases, release)
+		}
+		start := time.Now()
+		_, err := l.Acquire(context.Background())
+		waited := time.Since(start)
+		for _, release := range releases {
+			release()
+		}
+		var refused *concurrency.RefusedError
+		if !errors.As(err, &refused) || refused.Reason != concurrency.TimedOut {
+			t.Fatalf("Acquire with every slot held = %v, want a TimedOut refusal", err)
+		}
+		// About DefaultQueueRounds × 10 ms: the planned service time is the
+		// handler's duration plus twice its (small) deviation.
+		if lo, hi := concurrency.DefaultQueueRounds*9*time.Millisecond, concurrency.DefaultQueueTimeout/2; waited < lo || waited > hi {
+			t.Errorf("waited %v behind a 10ms handler, want between %v and %v", waited, lo, hi)
+		}
+	})
 }

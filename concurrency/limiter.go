@@ -20,6 +20,10 @@ const (
 	DefaultQueueFactor = 8
 	// DefaultQueueTimeout is the longest a request waits in the queue.
 	DefaultQueueTimeout = 100 * time.Millisecond
+	// DefaultQueueRounds sets the default wait budget of a limit that
+	// finds itself: as long as DefaultQueueRounds runs of the handler take
+	// (the planned service time), at most DefaultQueueTimeout.
+	DefaultQueueRounds = 4
 	// DefaultCoDelIntervalFactor sets the default CoDelInterval to
 	// DefaultCoDelIntervalFactor × CoDelTarget.
 	DefaultCoDelIntervalFactor = 20
@@ -46,8 +50,13 @@ type Options struct {
 	// QueueTimeout is the most a request may wait in the queue. The wait
 	// budget of a request is QueueTimeout, shortened by its context
 	// deadline (less the estimated service time) if it has one.
-	// 0 means DefaultQueueTimeout; -1 means no timeout (a request waits
-	// until a slot comes free or its context ends); below -1 panics.
+	// 0 means DefaultQueueTimeout, and for a limit that finds itself
+	// DefaultQueueRounds × the planned service time, at most
+	// DefaultQueueTimeout (a queue is there to absorb bursts, and a
+	// request that waits longer than a few runs of the handler is likely
+	// to reach its client after the client gave up); -1 means no timeout
+	// (a request waits until a slot comes free or its context ends);
+	// below -1 panics.
 	QueueTimeout time.Duration
 
 	// Order is the order in which waiting requests get a slot. The zero
@@ -106,6 +115,7 @@ type Limiter struct {
 	limit    int64                // fixed limit; 0 when ctl finds it
 	ctl      *adaptive.Controller // nil: the limit is fixed
 	qfactor  int64                // > 0: the queue bound is qfactor × the limit of the moment
+	rounds   bool                 // the wait budget follows the planned service time
 	maxQueue int
 	timeout  time.Duration
 	order    Order
@@ -163,6 +173,7 @@ func New(o Options) *Limiter {
 		panic("concurrency: CoDelTarget and CoDelInterval must be >= 0")
 	}
 	var qfactor int64
+	rounds := o.Limit == 0 && o.QueueTimeout == 0
 	switch o.MaxQueue {
 	case 0:
 		o.MaxQueue = DefaultQueueFactor * o.Limit
@@ -184,6 +195,7 @@ func New(o Options) *Limiter {
 	l := &Limiter{
 		limit:    int64(o.Limit),
 		qfactor:  qfactor,
+		rounds:   rounds,
 		maxQueue: o.MaxQueue,
 		timeout:  o.QueueTimeout,
 		order:    o.Order,
