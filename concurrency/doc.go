@@ -115,9 +115,9 @@
 // GOMAXPROCS − 1, and held under the cut for a while: after ReserveP that
 // leaves the front door its P while CPU-bound handlers keep every core
 // busy. A MaxQueue left at 0 follows the limit, and a QueueTimeout left
-at 0 follows the handler's duration: DefaultQueueRounds planned runs, at
-most DefaultQueueTimeout. Stats reports the limit
-// and the signals behind it (Stats.Adaptive).
+// at 0 follows the handler's duration: DefaultQueueRounds planned runs, at
+// most DefaultQueueTimeout. Stats reports the limit and the signals
+// behind it (Stats.Adaptive).
 //
 // Admission reads the limit with one atomic load. The caller that closes
 // a window updates the limit; nothing runs in the background.
