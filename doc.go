@@ -30,21 +30,21 @@
 // 503 Service Unavailable with Retry-After, never 429: the client did
 // nothing wrong.
 //
-//	procs := runtime.GOMAXPROCS(0) // container-aware; read before changing it
-//	runtime.GOMAXPROCS(procs + 2)  // CPU-bound renders: a P for the front door
+//	concurrency.ReserveP() // CPU-bound handlers: a P for the front door
 //
-//	var inFlight inflight.Counter // shared by shed and ping's HAProxy agent
 //	chk := ping.New(ping.Options{ReadyPath: "/ping", LivePath: "/livez"})
-//	shedder := shed.New(shed.Options{Limit: 100, Counter: &inFlight})
-//	body := bodybuffer.New(bodybuffer.Options{MaxBytes: 1 << 20})
-//	renders := concurrency.New(concurrency.Options{Limit: procs + 1})
+//	shedder := shed.New(shed.Options{})               // the limit finds itself
+//	body := bodybuffer.New(bodybuffer.Options{})
+//	renders := concurrency.New(concurrency.Options{}) // so do the slots
 //
 //	mux := http.NewServeMux()
 //	mux.Handle("POST /render", body.Handler(renders.Handler(render)))
 //	srv := &http.Server{Addr: ":8080", Handler: chk.Handler(shedder.Handler(mux))}
 //	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 //	defer stop()
-//	log.Fatal(chk.ServeUntil(ctx, srv, srv.ListenAndServe))
+//	if err := chk.ServeUntil(ctx, srv, srv.ListenAndServe); err != nil {
+//		log.Fatal(err)
+//	}
 //
 // The command examples/overload measures all of it under open-loop
 // overload, side by side with peers and no protection.

@@ -44,7 +44,7 @@ func (l *Limiter) Acquire(ctx context.Context) (release func(), err error) {
 		}
 		return nil, &RefusedError{Reason: why, RetryAfter: time.Duration(l.RetryAfter()) * time.Second}
 	}
-	return l.releaser(), nil
+	return l.releaser(ctx), nil
 }
 
 // TryAcquire takes a slot if one is free and nobody waits, without
@@ -53,14 +53,14 @@ func (l *Limiter) Acquire(ctx context.Context) (release func(), err error) {
 // it means (it may call Acquire next). With Options.Priority, its slot is
 // counted as priority.Default's.
 func (l *Limiter) TryAcquire() (release func(), ok bool) {
-	if l.queued.Load() != 0 || !l.running.TryInc(l.limit) {
+	if l.queued.Load() != 0 || !l.running.TryInc(l.lim()) {
 		return nil, false
 	}
 	l.admitted.Add(1)
 	if l.levels != nil {
 		l.levels.count(priority.Default, 0, true)
 	}
-	return l.releaser(), true
+	return l.releaser(nil), true
 }
 
 // acquire takes a slot for ctx, waiting in the queue if it must. It
@@ -70,7 +70,7 @@ func (l *Limiter) TryAcquire() (release func(), ok bool) {
 //
 // The fast path, nobody waiting and a slot free, is one load and one CAS.
 func (l *Limiter) acquire(ctx context.Context) (why Reason, ok bool) {
-	if l.queued.Load() == 0 && l.running.TryInc(l.limit) {
+	if l.queued.Load() == 0 && l.running.TryInc(l.lim()) {
 		l.admitted.Add(1)
 		return 0, true
 	}
@@ -86,10 +86,13 @@ func (l *Limiter) wait(ctx context.Context, lv priority.Level, key uint64) (why 
 	}
 	now := time.Now()
 	lifo := l.order == LIFO
+	if l.ctl != nil {
+		l.ctl.Bound()
+	}
 
 	l.mu.Lock()
 	n := l.q.Len()
-	if n == 0 && l.running.TryInc(l.limit) {
+	if n == 0 && l.running.TryInc(l.lim()) {
 		l.mu.Unlock()
 		l.admitted.Add(1)
 		return 0, true
@@ -104,7 +107,7 @@ func (l *Limiter) wait(ctx context.Context, lv priority.Level, key uint64) (why 
 	// serve (fewer than Limit ahead of it): its estimate is one round of
 	// the pessimistic plan, and refusing a high level on that alone would
 	// refuse the requests that priorities exist to serve.
-	first := n == 0 || l.levels != nil && int64(ahead) < l.limit
+	first := n == 0 || l.levels != nil && int64(ahead) < l.lim()
 	// The estimate is a bound, so that a request rarely waits out its
 	// budget in vain; but with levels, a request that has waiters of lower
 	// levels behind it is one that priorities exist to serve: it is
@@ -123,7 +126,7 @@ func (l *Limiter) wait(ctx context.Context, lv priority.Level, key uint64) (why 
 	if n == 0 {
 		l.busySince = now
 	}
-	if n >= l.maxQueue {
+	if n >= l.queueCap() {
 		// A newcomer pushes out a waiter of a lower level, or with LIFO
 		// of its own; otherwise it is refused.
 		old := l.q.Victim(lv, lifo)
@@ -167,7 +170,11 @@ func (l *Limiter) wait(ctx context.Context, lv priority.Level, key uint64) (why 
 		}
 		l.mu.Unlock()
 	}
-	l.waited.Observe(int64(time.Since(now)))
+	waited := time.Since(now)
+	l.waited.Observe(int64(waited))
+	if l.ctl != nil {
+		l.ctl.Waited(waited)
+	}
 
 	if wt.state == granted {
 		if ctx.Err() == nil {
@@ -210,13 +217,17 @@ func deadlinePassed(ctx context.Context) bool {
 }
 
 // waitBudgetLocked returns how long a request arriving at now may wait:
-// QueueTimeout, cut to its context deadline less the estimated service
+// QueueTimeout (for a limit that finds itself, at most DefaultQueueRounds
+// planned service times), cut to its context deadline less the estimated service
 // time, and cut to CoDelTarget while a standing queue persists: one that
 // has been non-empty without a break for longer than CoDelInterval. (The
 // last moment the queue was seen empty would not do: after an idle period
 // it is long past, and a burst would start with a cut budget.)
 func (l *Limiter) waitBudgetLocked(ctx context.Context, now time.Time) time.Duration {
 	b := l.timeout
+	if p := l.planned(); l.rounds && p > 0 {
+		b = min(b, time.Duration(DefaultQueueRounds*p))
+	}
 	if dl, ok := ctx.Deadline(); ok {
 		if rem := dl.Sub(now) - l.ServiceTime(); rem < b {
 			b = rem

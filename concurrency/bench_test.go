@@ -18,6 +18,9 @@ func BenchmarkUncontended(b *testing.B) {
 	ok := http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})
 	b.Run("bare", func(b *testing.B) { serveParallel(b, ok) })
 	b.Run("concurrency", func(b *testing.B) { serveParallel(b, New(Options{Limit: 1 << 20}).Handler(ok)) })
+	// The limit that finds itself starts below GOMAXPROCS and grows within
+	// the first windows, well before the timing settles.
+	b.Run("concurrency-adaptive", func(b *testing.B) { serveParallel(b, New(Options{}).Handler(ok)) })
 	b.Run("concurrency-priority", func(b *testing.B) {
 		serveParallel(b, New(Options{Limit: 1 << 20, Priority: priority.Context}).Handler(ok))
 	})

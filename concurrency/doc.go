@@ -14,6 +14,11 @@
 //	})
 //	mux.Handle("/render", l.Handler(render))
 //
+// or with no number at all, the slot count finding itself:
+//
+//	concurrency.ReserveP() // GOMAXPROCS: Go's default + 1, a P for the front door
+//	mux.Handle("/render", concurrency.New(concurrency.Options{}).Handler(render))
+//
 // Outside HTTP (gRPC interceptors, job loops), Acquire and TryAcquire take
 // a slot by the same rules; a refusal is a *RefusedError:
 //
@@ -89,6 +94,33 @@
 //
 // QueueTimeout should be the time callers wait for an answer less the
 // handler's slowest usual duration, with room to spare for scheduling.
+//
+// # A limit that finds itself
+//
+// With Limit 0 the slot count finds itself from what the handler
+// completes, how long requests wait in the queue, and how long goroutines
+// wait for a P. It starts one below GOMAXPROCS and doubles per window (a
+// few handler durations) while goodput — requests completed for a caller
+// still there, within their deadline — rises with it. Then it stays a
+// little above the product of the highest recent goodput and the
+// handler's duration when it shares nothing: below that product every
+// added slot adds goodput, above it requests only share the CPU or
+// whatever else they wait on. It follows the product when capacity or
+// request costs change; the duration it starts from is never raised by
+// waiting under sustained overload, only by a change that latency shows
+// does not depend on the slot count (the work itself got slower).
+//
+// When runnable goroutines wait for a P (the runtime's
+// /sched/latencies:seconds), a limit near GOMAXPROCS is cut, never below
+// GOMAXPROCS − 1, and held under the cut for a while: after ReserveP that
+// leaves the front door its P while CPU-bound handlers keep every core
+// busy. A MaxQueue left at 0 follows the limit, and a QueueTimeout left
+// at 0 follows the handler's duration: DefaultQueueRounds planned runs, at
+// most DefaultQueueTimeout. Stats reports the limit and the signals
+// behind it (Stats.Adaptive).
+//
+// Admission reads the limit with one atomic load. The caller that closes
+// a window updates the limit; nothing runs in the background.
 //
 // # Order
 //

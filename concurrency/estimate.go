@@ -57,7 +57,8 @@ func (l *Limiter) planned() int64 {
 // It is a bound rather than a mean (the running requests may have just
 // started), so that an admitted request rarely waits out its budget.
 func (l *Limiter) estimate(pos int) time.Duration {
-	rounds := (int64(pos) + l.limit - 1) / l.limit
+	lim := l.lim()
+	rounds := (int64(pos) + lim - 1) / lim
 	return time.Duration(rounds * l.planned())
 }
 
@@ -65,7 +66,7 @@ func (l *Limiter) estimate(pos int) time.Duration {
 // pos in line: pos/Limit of the average service time. With priorities it
 // judges a request that has waiters of lower levels behind it (see wait).
 func (l *Limiter) meanWait(pos int) time.Duration {
-	return time.Duration(int64(pos) * l.svc.Load() / l.limit)
+	return time.Duration(int64(pos) * l.svc.Load() / l.lim())
 }
 
 // maxRetryAfter caps the Retry-After header, in seconds: the estimate
@@ -76,6 +77,6 @@ const maxRetryAfter = 60
 // estimated time for the queue to drain plus one service time, in whole
 // seconds rounded up, at least 1 and at most 60.
 func (l *Limiter) RetryAfter() int {
-	ns := (l.queued.Load()/l.limit + 1) * l.planned()
+	ns := (l.queued.Load()/l.lim() + 1) * l.planned()
 	return int(min(retryafter.Seconds(time.Duration(ns)), maxRetryAfter))
 }

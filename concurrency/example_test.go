@@ -119,3 +119,29 @@ func ExampleLimiter_TryAcquire() {
 	// false
 	// 0
 }
+
+// Slots with no number: the limit finds itself, and MaxQueue follows it.
+func ExampleNew_adaptive() {
+	l := concurrency.New(concurrency.Options{}) // Limit 0: the limit finds itself
+	h := l.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintln(w, "<html>…</html>")
+	}))
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest("GET", "/render", nil))
+	st := l.Stats()
+	fmt.Println(rec.Code, st.Limit >= 1, st.MaxQueue == concurrency.DefaultQueueFactor*st.Limit, st.Adaptive != nil)
+	// Output: 200 true true true
+}
+
+// A server of CPU-bound renders with no number to tune: one P more than
+// Go's default for the front door, and render slots that find themselves
+// under it.
+func ExampleReserveP() {
+	concurrency.ReserveP() // early in main, before the server starts
+	render := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintln(w, "<html>…</html>")
+	})
+	mux := http.NewServeMux()
+	mux.Handle("/render", concurrency.New(concurrency.Options{}).Handler(render))
+	_ = http.ListenAndServe(":8080", mux)
+}

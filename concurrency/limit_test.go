@@ -234,8 +234,12 @@ func TestNewPanics(t *testing.T) {
 
 func TestDefaults(t *testing.T) {
 	s := New(Options{}).Stats()
-	if s.Limit != DefaultLimit || s.MaxQueue != DefaultQueueFactor*DefaultLimit {
-		t.Errorf("Limit, MaxQueue = %d, %d, want %d, %d", s.Limit, s.MaxQueue, DefaultLimit, DefaultQueueFactor*DefaultLimit)
+	if s.Adaptive == nil || s.Limit < 1 || s.MaxQueue != DefaultQueueFactor*s.Limit {
+		t.Errorf("Limit, MaxQueue, Adaptive = %d, %d, %v, want a limit that finds itself and a queue of %d × it",
+			s.Limit, s.MaxQueue, s.Adaptive, DefaultQueueFactor)
+	}
+	if s := New(Options{Limit: 3}).Stats(); s.Adaptive != nil || s.Limit != 3 || s.MaxQueue != 3*DefaultQueueFactor {
+		t.Errorf("Limit 3: Limit, MaxQueue, Adaptive = %d, %d, %v, want 3, %d, nil", s.Limit, s.MaxQueue, s.Adaptive, 3*DefaultQueueFactor)
 	}
 	if got := New(Options{}).timeout; got != DefaultQueueTimeout {
 		t.Errorf("QueueTimeout = %v, want %v", got, DefaultQueueTimeout)

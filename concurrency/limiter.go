@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/frontdoor-go/frontdoor/inflight"
+	"github.com/frontdoor-go/frontdoor/internal/adaptive"
 	"github.com/frontdoor-go/frontdoor/internal/histogram"
 	"github.com/frontdoor-go/frontdoor/internal/prioritize"
 	"github.com/frontdoor-go/frontdoor/priority"
@@ -16,12 +17,15 @@ import (
 
 // Defaults for the zero fields of Options.
 const (
-	// DefaultLimit is the number of requests that run next at once.
-	DefaultLimit = 1
-	// DefaultQueueFactor sets the default MaxQueue to DefaultQueueFactor × Limit.
+	// DefaultQueueFactor sets the default MaxQueue to DefaultQueueFactor × Limit
+	// (the limit of the moment, for a limit that finds itself).
 	DefaultQueueFactor = 8
 	// DefaultQueueTimeout is the longest a request waits in the queue.
 	DefaultQueueTimeout = 100 * time.Millisecond
+	// DefaultQueueRounds sets the default wait budget of a limit that
+	// finds itself: as long as DefaultQueueRounds runs of the handler take
+	// (the planned service time), at most DefaultQueueTimeout.
+	DefaultQueueRounds = 4
 	// DefaultCoDelIntervalFactor sets the default CoDelInterval to
 	// DefaultCoDelIntervalFactor × CoDelTarget.
 	DefaultCoDelIntervalFactor = 20
@@ -30,10 +34,13 @@ const (
 // Options configures a Limiter. The zero value of each field means its
 // documented default.
 type Options struct {
-	// Limit is how many requests may run next at the same time.
-	// 0 means DefaultLimit; negative panics.
-	// For CPU-bound handlers keep Limit below GOMAXPROCS: see the package
-	// documentation for the sizing rule.
+	// Limit is how many requests may run next at the same time; negative
+	// panics. For CPU-bound handlers keep Limit below GOMAXPROCS: see the
+	// package documentation for the sizing rule.
+	//
+	// 0 means the limit finds itself from what the handler completes and
+	// how long goroutines wait for a P: see "A limit that finds itself" in
+	// the package documentation.
 	Limit int
 
 	// MaxQueue bounds how many requests may wait for a slot.
@@ -45,8 +52,13 @@ type Options struct {
 	// QueueTimeout is the most a request may wait in the queue. The wait
 	// budget of a request is QueueTimeout, shortened by its context
 	// deadline (less the estimated service time) if it has one.
-	// 0 means DefaultQueueTimeout; -1 means no timeout (a request waits
-	// until a slot comes free or its context ends); below -1 panics.
+	// 0 means DefaultQueueTimeout, and for a limit that finds itself
+	// DefaultQueueRounds × the planned service time, at most
+	// DefaultQueueTimeout (a queue is there to absorb bursts, and a
+	// request that waits longer than a few runs of the handler is likely
+	// to reach its client after the client gave up); -1 means no timeout
+	// (a request waits until a slot comes free or its context ends);
+	// below -1 panics.
 	QueueTimeout time.Duration
 
 	// Order is the order in which waiting requests get a slot. The zero
@@ -127,7 +139,10 @@ const (
 // several routes, which then share its slots and its queue, and callers
 // outside HTTP share them too through Acquire and TryAcquire.
 type Limiter struct {
-	limit    int64
+	limit    int64                // fixed limit; 0 when ctl finds it
+	ctl      *adaptive.Controller // nil: the limit is fixed
+	qfactor  int64                // > 0: the queue bound is qfactor × the limit of the moment
+	rounds   bool                 // the wait budget follows the planned service time
 	maxQueue int
 	timeout  time.Duration
 	order    Order
@@ -166,7 +181,8 @@ type Limiter struct {
 
 // Limit returns a middleware that runs at most n requests at once with the
 // default queue (DefaultQueueFactor × n waiters, each for at most
-// DefaultQueueTimeout). It is New(Options{Limit: n}).Handler.
+// DefaultQueueTimeout); n = 0 lets the limit find itself. It is
+// New(Options{Limit: n}).Handler.
 func Limit(n int) func(http.Handler) http.Handler {
 	return New(Options{Limit: n}).Handler
 }
@@ -185,12 +201,14 @@ func New(o Options) *Limiter {
 	case o.CoDelTarget < 0 || o.CoDelInterval < 0:
 		panic("concurrency: CoDelTarget and CoDelInterval must be >= 0")
 	}
-	if o.Limit == 0 {
-		o.Limit = DefaultLimit
-	}
+	var qfactor int64
+	rounds := o.Limit == 0 && o.QueueTimeout == 0
 	switch o.MaxQueue {
 	case 0:
 		o.MaxQueue = DefaultQueueFactor * o.Limit
+		if o.Limit == 0 {
+			qfactor = DefaultQueueFactor
+		}
 	case -1:
 		o.MaxQueue = 0
 	}
@@ -205,6 +223,8 @@ func New(o Options) *Limiter {
 	}
 	l := &Limiter{
 		limit:    int64(o.Limit),
+		qfactor:  qfactor,
+		rounds:   rounds,
 		maxQueue: o.MaxQueue,
 		timeout:  o.QueueTimeout,
 		order:    o.Order,
@@ -224,6 +244,9 @@ func New(o Options) *Limiter {
 		l.q.Fair = o.Tenant != nil
 	}
 	l.procs.Store(int64(l.maxprocs()))
+	if o.Limit == 0 {
+		l.ctl = newController(l.maxprocs())
+	}
 	return l
 }
 
@@ -271,7 +294,11 @@ func (l *Limiter) Handler(next http.Handler) http.Handler {
 			}
 			return
 		}
-		defer l.done(l.started())
+		if l.ctl != nil {
+			defer l.doneSampled(l.ctl.Start(l.admitted.Load()), r.Context())
+		} else {
+			defer l.done(l.started())
+		}
 		next.ServeHTTP(w, r)
 	})
 }

@@ -34,7 +34,7 @@ func (ls *levels) count(lv priority.Level, why Reason, ok bool) {
 // same fast path (a free slot with nobody waiting is anyone's), then the
 // queue ordered by level.
 func (l *Limiter) acquireLevel(ctx context.Context, lv priority.Level, key uint64) (why Reason, ok bool) {
-	if l.queued.Load() == 0 && l.running.TryInc(l.limit) {
+	if l.queued.Load() == 0 && l.running.TryInc(l.lim()) {
 		l.admitted.Add(1)
 		ok = true
 	} else {
@@ -63,7 +63,11 @@ func (l *Limiter) levelHandler(next http.Handler) http.Handler {
 			}
 			return
 		}
-		defer l.done(l.started())
+		if l.ctl != nil {
+			defer l.doneSampled(l.ctl.Start(l.admitted.Load()), r.Context())
+		} else {
+			defer l.done(l.started())
+		}
 		next.ServeHTTP(w, r)
 	})
 }

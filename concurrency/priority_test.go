@@ -137,7 +137,7 @@ func TestPriorityStats(t *testing.T) {
 	want[shd.Index()] = LevelStats{Admitted: 0, Refused: 2}
 	want[shdP.Index()] = LevelStats{Admitted: 1}
 	want[crit.Index()] = LevelStats{Admitted: 3} // with the request that held the slot
-	if got := l.Stats().Levels; got != want {
+	if got := l.Stats().Levels; got == nil || *got != want {
 		t.Errorf("Stats().Levels = %+v, want %+v", got, want)
 	}
 	if st := l.Stats(); st.Admitted != 4 || st.QueueFull != 2 {
@@ -311,4 +311,50 @@ func TestPriorityMeanWait(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestPriorityWithLimitThatFindsItself: the queue orders by level on a
+// limit that finds itself as on a fixed one.
+func TestPriorityWithLimitThatFindsItself(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := New(Options{Priority: priority.Context, QueueTimeout: time.Hour})
+		var holds []func()
+		for {
+			release, ok := l.TryAcquire()
+			if !ok {
+				break
+			}
+			holds = append(holds, release)
+		}
+		var mu sync.Mutex
+		var served []string
+		var wg sync.WaitGroup
+		for _, a := range []arrival{{"s1", shd}, {"c1", crit}} {
+			wg.Go(func() {
+				release, err := l.Acquire(priority.WithLevel(context.Background(), a.l))
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				served = append(served, a.name)
+				mu.Unlock()
+				release()
+			})
+			synctest.Wait()
+		}
+		holds[0]()
+		synctest.Wait()
+		for _, release := range holds[1:] {
+			release()
+		}
+		wg.Wait()
+		if got := strings.Join(served, " "); got != "c1 s1" {
+			t.Errorf("served %q, want \"c1 s1\"", got)
+		}
+		if st := l.Stats(); st.Adaptive == nil || st.Levels == nil {
+			t.Errorf("Stats() = %+v, want Adaptive and Levels", st)
+		}
+		checkIdle(t, l)
+	})
 }

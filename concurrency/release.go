@@ -1,15 +1,25 @@
 package concurrency
 
 import (
+	"context"
 	"sync/atomic"
 	"time"
 )
 
-// releaser returns the release func of a caller that has just taken a
-// slot: the first call frees it, later calls do nothing.
-func (l *Limiter) releaser() func() {
-	start := l.started()
+// releaser returns the release func of a caller with context ctx (nil for
+// none) that has just taken a slot: the first call frees it, later calls
+// do nothing.
+func (l *Limiter) releaser(ctx context.Context) func() {
 	var released atomic.Bool
+	if l.ctl != nil {
+		token := l.ctl.Start(l.admitted.Load())
+		return func() {
+			if released.CompareAndSwap(false, true) {
+				l.doneSampled(token, ctx)
+			}
+		}
+	}
+	start := l.started()
 	return func() {
 		if released.CompareAndSwap(false, true) {
 			l.done(start)
@@ -23,7 +33,7 @@ func (l *Limiter) releaser() func() {
 // zero time otherwise, so that a limiter far below its limit does not pay
 // for the clock and the shared average.
 func (l *Limiter) started() time.Time {
-	if l.running.Load() < l.limit {
+	if l.running.Load() < l.lim() {
 		return time.Time{}
 	}
 	return time.Now()
@@ -34,6 +44,16 @@ func (l *Limiter) started() time.Time {
 func (l *Limiter) done(start time.Time) {
 	if !start.IsZero() {
 		l.observe(time.Since(start))
+	}
+	l.free()
+}
+
+// doneSampled is done for a limit that finds itself: the controller times
+// the requests it samples, and those timings feed the service time too,
+// so the slot holders pay for no clock of the Limiter's own.
+func (l *Limiter) doneSampled(token int64, ctx context.Context) {
+	if d := l.ctl.Done(token, ctx); d > 0 {
+		l.observe(d)
 	}
 	l.free()
 }
@@ -75,7 +95,7 @@ func (l *Limiter) stepAside(refresh bool) {
 	if refresh {
 		l.procs.Store(int64(l.maxprocs()))
 	}
-	if l.limit < l.procs.Load() {
+	if l.lim() < l.procs.Load() {
 		l.gosched()
 	}
 }
@@ -85,7 +105,7 @@ func (l *Limiter) stepAside(refresh bool) {
 // for LIFO. It reports whether it granted any.
 func (l *Limiter) grantLocked() bool {
 	handed := false
-	for l.q.Len() > 0 && l.running.TryInc(l.limit) {
+	for l.q.Len() > 0 && l.running.TryInc(l.lim()) {
 		w := l.q.Pop(l.order == LIFO).Value
 		w.state = granted
 		close(w.ready)

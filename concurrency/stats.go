@@ -34,10 +34,14 @@ type Stats struct {
 	// are not in it.
 	QueueWait Histogram
 
+	// Adaptive holds the signals behind a limit that finds itself; nil
+	// for a fixed limit.
+	Adaptive *Signals `json:",omitempty"`
+
 	// Levels counts per level, lowest first (index
 	// priority.Level.Index, as in priority.Levels), with Options.Priority
-	// or Tenant; all zero without.
-	Levels [priority.NumLevels]LevelStats
+	// or Tenant; nil without.
+	Levels *[priority.NumLevels]LevelStats `json:",omitempty"`
 }
 
 // LevelStats are the counters of one priority level.
@@ -51,8 +55,8 @@ func (l *Limiter) Stats() Stats {
 	s := Stats{
 		Running:     l.running.Load(),
 		Queued:      l.queued.Load(),
-		Limit:       int(l.limit),
-		MaxQueue:    l.maxQueue,
+		Limit:       int(l.lim()),
+		MaxQueue:    l.queueCap(),
 		Admitted:    l.admitted.Load(),
 		QueueFull:   l.full.Load(),
 		OverBudget:  l.overBudget.Load(),
@@ -60,9 +64,11 @@ func (l *Limiter) Stats() Stats {
 		Abandoned:   l.abandoned.Load(),
 		ServiceTime: l.ServiceTime(),
 		QueueWait:   l.waited.Snapshot(),
+		Adaptive:    signals(l.ctl),
 	}
 	s.Refused = s.QueueFull + s.OverBudget + s.TimedOut
 	if l.levels != nil {
+		s.Levels = new([priority.NumLevels]LevelStats)
 		for i := range s.Levels {
 			p := &l.levels.per[i]
 			s.Levels[i] = LevelStats{Admitted: p.admitted.Load(), Refused: p.refused.Load()}

@@ -26,6 +26,13 @@ import (
 //	frontdoor_concurrency_level_admitted_total{level}  counter  slots taken by the level
 //	frontdoor_concurrency_level_refused_total{level}   counter  503s (and refused Acquire calls) of the level
 //
+// and, for a Limiter whose limit finds itself, the signals behind it:
+//
+//	frontdoor_concurrency_goodput                 gauge  completions/s for clients still there
+//	frontdoor_concurrency_baseline_seconds        gauge  duration of next when it shares nothing
+//	frontdoor_concurrency_latency_seconds         gauge  mean duration of next in the last window
+//	frontdoor_concurrency_sched_latency_seconds   gauge  p99 wait of runnable goroutines for a P
+//
 // It adds nothing to the Limiter's request path. It panics if name is
 // empty or l is nil. The collector is safe for concurrent use by multiple
 // goroutines.
@@ -45,6 +52,7 @@ func NewConcurrencyCollector(name string, l *concurrency.Limiter) prometheus.Col
 	wait := d.add("queue_wait_seconds", "Time spent queued by requests that queued, whatever their outcome.")
 	levelAdmitted := d.add("level_admitted_total", "Slots taken by requests of each priority level.", "level")
 	levelRefused := d.add("level_refused_total", "Requests of each priority level the limiter refused.", "level")
+	adaptive := newAdaptiveDescs(d)
 	return &statsCollector{descs: d.all, collect: func(ch chan<- prometheus.Metric) {
 		st := l.Stats()
 		ch <- counter(admitted, st.Admitted)
@@ -59,12 +67,18 @@ func NewConcurrencyCollector(name string, l *concurrency.Limiter) prometheus.Col
 		ch <- prometheus.MustNewConstMetric(service, prometheus.GaugeValue, st.ServiceTime.Seconds())
 		ch <- constHistogram(wait, st.QueueWait)
 		for i, lv := range priority.Levels() {
+			if st.Levels == nil {
+				break
+			}
 			ls := st.Levels[i]
 			if ls.Admitted+ls.Refused == 0 {
 				continue
 			}
 			ch <- counter(levelAdmitted, ls.Admitted, lv.String())
 			ch <- counter(levelRefused, ls.Refused, lv.String())
+		}
+		if a := st.Adaptive; a != nil {
+			adaptive.collect(ch, a.Goodput, a.Baseline, a.Latency, a.SchedLatency)
 		}
 	}}
 }

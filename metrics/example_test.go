@@ -74,7 +74,7 @@ func ExamplePublish() {
 	var dup *metrics.DuplicateError
 	fmt.Println(errors.As(err, &dup))
 	// Output:
-	// {"Admitted":0,"Refused":0,"Exempt":0,"InFlight":0,"Peak":0,"Limit":50,"Levels":[{"Admitted":0,"Refused":0,"Reserved":0},{"Admitted":0,"Refused":0,"Reserved":0},{"Admitted":0,"Refused":0,"Reserved":0},{"Admitted":0,"Refused":0,"Reserved":0}]}
+	// {"Admitted":0,"Refused":0,"Exempt":0,"InFlight":0,"Peak":0,"Limit":50}
 	// true
 }
 

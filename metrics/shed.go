@@ -25,6 +25,13 @@ import (
 //	frontdoor_shed_level_refused_total{level}   counter  requests of the level refused
 //	frontdoor_shed_level_reserved{level}        gauge    places the level leaves free for the levels above
 //
+// and, for a Shedder whose limit finds itself, the signals behind it:
+//
+//	frontdoor_shed_goodput                 gauge  completions/s for clients still there
+//	frontdoor_shed_baseline_seconds        gauge  duration of a request that waits behind none
+//	frontdoor_shed_latency_seconds         gauge  mean duration in the last window
+//	frontdoor_shed_sched_latency_seconds   gauge  p99 wait of runnable goroutines for a P
+//
 // It adds nothing to the Shedder's request path. It panics if name is
 // empty or s is nil. The collector is safe for concurrent use by multiple
 // goroutines.
@@ -42,6 +49,7 @@ func NewShedCollector(name string, s *shed.Shedder) prometheus.Collector {
 	levelAdmitted := d.add("level_admitted_total", "Requests of each priority level the shedder let through.", "level")
 	levelRefused := d.add("level_refused_total", "Requests of each priority level the shedder refused.", "level")
 	levelReserved := d.add("level_reserved", "Places in flight each priority level leaves free for the levels above it.", "level")
+	adaptive := newAdaptiveDescs(d)
 	return &statsCollector{descs: d.all, collect: func(ch chan<- prometheus.Metric) {
 		st := s.Stats()
 		ch <- counter(admitted, st.Admitted)
@@ -51,6 +59,9 @@ func NewShedCollector(name string, s *shed.Shedder) prometheus.Collector {
 		ch <- gauge(peak, st.Peak)
 		ch <- gauge(limit, int64(st.Limit))
 		for i, l := range priority.Levels() {
+			if st.Levels == nil {
+				break
+			}
 			ls := st.Levels[i]
 			if ls.Admitted+ls.Refused == 0 {
 				continue
@@ -58,6 +69,9 @@ func NewShedCollector(name string, s *shed.Shedder) prometheus.Collector {
 			ch <- counter(levelAdmitted, ls.Admitted, l.String())
 			ch <- counter(levelRefused, ls.Refused, l.String())
 			ch <- gauge(levelReserved, int64(ls.Reserved), l.String())
+		}
+		if a := st.Adaptive; a != nil {
+			adaptive.collect(ch, a.Goodput, a.Baseline, a.Latency, a.SchedLatency)
 		}
 	}}
 }

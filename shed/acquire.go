@@ -21,8 +21,11 @@ func (s *Shedder) TryAcquire() bool {
 	if s.levels != nil {
 		return s.TryAcquireLevel(priority.Default)
 	}
-	if !s.counter.TryInc(s.limit.Load()) {
+	if !s.counter.TryInc(s.lim()) {
 		s.refused.Add(1)
+		if s.ctl != nil {
+			s.ctl.Bound()
+		}
 		return false
 	}
 	s.admitted.Add(1)

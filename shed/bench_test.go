@@ -28,6 +28,7 @@ func BenchmarkAdmitted(b *testing.B) {
 	const limit = 1 << 12 // never reached
 	b.Run("bare", func(b *testing.B) { runParallel(b, okHandler) })
 	b.Run("shed", func(b *testing.B) { runParallel(b, shed.Limit(limit)(okHandler)) })
+	b.Run("shed-adaptive", func(b *testing.B) { runParallel(b, shed.Limit(0)(okHandler)) })
 	b.Run("shed-priority", func(b *testing.B) {
 		runParallel(b, shed.New(shed.Options{Limit: limit, Priority: priority.Context}).Handler(okHandler))
 	})

@@ -15,6 +15,9 @@
 // the count of the HTTP middleware, which is a thin user of the same two
 // calls.
 //
+// With no number (shed.Limit(0), or Options with Limit left out) the
+// limit finds itself from what the server completes: see Options.Limit.
+//
 // # Priorities
 //
 // With Options.Priority, each request has a level (package priority) and

@@ -45,7 +45,7 @@ func ExampleNew() {
 	fmt.Printf("%+v\n", s.Stats())
 	// Output:
 	// 503 3 close
-	// {Admitted:1 Refused:1 Exempt:0 InFlight:0 Peak:1 Limit:1 Levels:[{Admitted:0 Refused:0 Reserved:0} {Admitted:0 Refused:0 Reserved:0} {Admitted:0 Refused:0 Reserved:0} {Admitted:0 Refused:0 Reserved:0}]}
+	// {Admitted:1 Refused:1 Exempt:0 InFlight:0 Peak:1 Limit:1 Adaptive:<nil> Levels:<nil>}
 }
 
 // Reject replaces the default 503, here with a JSON body. Retry-After is
@@ -93,7 +93,7 @@ func ExampleShedder_TryAcquire() {
 	fmt.Printf("%+v\n", s.Stats())
 	// Output:
 	// c refused: retry later
-	// {Admitted:2 Refused:1 Exempt:0 InFlight:0 Peak:2 Limit:2 Levels:[{Admitted:0 Refused:0 Reserved:0} {Admitted:0 Refused:0 Reserved:0} {Admitted:0 Refused:0 Reserved:0} {Admitted:0 Refused:0 Reserved:0}]}
+	// {Admitted:2 Refused:1 Exempt:0 InFlight:0 Peak:2 Limit:2 Adaptive:<nil> Levels:<nil>}
 }
 
 // errOverloaded stands for the refusal of an RPC framework, such as gRPC's
@@ -124,5 +124,5 @@ func ExampleShedder_Release() {
 	// Output:
 	// hi <nil>
 	// <nil> overloaded, retry later
-	// {Admitted:2 Refused:1 Exempt:0 InFlight:0 Peak:1 Limit:1 Levels:[{Admitted:0 Refused:0 Reserved:0} {Admitted:0 Refused:0 Reserved:0} {Admitted:0 Refused:0 Reserved:0} {Admitted:0 Refused:0 Reserved:0}]}
+	// {Admitted:2 Refused:1 Exempt:0 InFlight:0 Peak:1 Limit:1 Adaptive:<nil> Levels:<nil>}
 }

@@ -39,7 +39,11 @@ func (s *Shedder) Handler(next http.Handler) http.Handler {
 			s.refuse(w, r)
 			return
 		}
-		defer s.Release()
+		if s.ctl != nil {
+			defer s.release(s.ctl.Start(s.admitted.Load()), r.Context())
+		} else {
+			defer s.Release()
+		}
 		next.ServeHTTP(w, r)
 	})
 }

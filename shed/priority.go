@@ -1,6 +1,7 @@
 package shed
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/frontdoor-go/frontdoor/internal/prioritize"
@@ -42,12 +43,23 @@ func (s *Shedder) ReleaseLevel(l priority.Level) {
 }
 
 func (s *Shedder) tryAcquire(l priority.Level, key uint64) bool {
-	if !s.levels.gate.TryAcquire(s.counter, s.limit.Load(), l, key) {
+	if !s.levels.gate.TryAcquire(s.counter, s.lim(), l, key) {
 		s.refused.Add(1)
+		if s.ctl != nil {
+			s.ctl.Bound()
+		}
 		return false
 	}
 	s.admitted.Add(1)
 	return true
+}
+
+// releaseLevel gives back the place of a request of level l and tenant
+// key that Handler admitted, with token from the controller of a limit
+// that finds itself, and tells the controller it completed.
+func (s *Shedder) releaseLevel(l priority.Level, key uint64, token int64, ctx context.Context) {
+	s.levels.gate.Release(s.counter, l, key)
+	s.ctl.Done(token, ctx)
 }
 
 // levelHandler is Handler with Options.Priority or Tenant.
@@ -72,7 +84,11 @@ func (s *Shedder) levelHandler(next http.Handler) http.Handler {
 			s.refuse(w, r)
 			return
 		}
-		defer lv.gate.Release(s.counter, l, key)
+		if s.ctl != nil {
+			defer s.releaseLevel(l, key, s.ctl.Start(s.admitted.Load()), r.Context())
+		} else {
+			defer lv.gate.Release(s.counter, l, key)
+		}
 		next.ServeHTTP(w, r)
 	})
 }

@@ -162,8 +162,8 @@ func TestPriorityOff(t *testing.T) {
 	if rec.Code != 503 || rec.Header().Get(priority.DefaultHeader) != "" {
 		t.Errorf("refusal = %d with %s %q, want 503 without it", rec.Code, priority.DefaultHeader, rec.Header().Get(priority.DefaultHeader))
 	}
-	if st := s.Stats(); st.Levels != [priority.NumLevels]shed.LevelStats{} {
-		t.Errorf("Stats().Levels = %+v, want zero", st.Levels)
+	if st := s.Stats(); st.Levels != nil {
+		t.Errorf("Stats().Levels = %+v, want nil", st.Levels)
 	}
 }
 
@@ -276,5 +276,30 @@ func TestPriorityWire(t *testing.T) {
 	if crit.refused*(shd.ok+shd.refused) > shd.refused*(crit.ok+crit.refused) {
 		t.Errorf("critical refused %d of %d, more often than sheddable (%d of %d)",
 			crit.refused, crit.ok+crit.refused, shd.refused, shd.ok+shd.refused)
+	}
+}
+
+// TestPriorityWithLimitThatFindsItself: priorities work on a limit that
+// finds itself as on a fixed one: the Gate is given the limit of the
+// moment, and the controller hears of every admitted request.
+func TestPriorityWithLimitThatFindsItself(t *testing.T) {
+	s := shed.New(shed.Options{Priority: priority.Header("")})
+	h := s.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	for _, l := range []priority.Level{priority.Sheddable, priority.Critical, priority.Sheddable} {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, levelRequest("/", l))
+		if rec.Code != 200 {
+			t.Errorf("%v on an idle Shedder: %d, want 200", l, rec.Code)
+		}
+	}
+	st := s.Stats()
+	if st.Adaptive == nil || st.Levels == nil {
+		t.Fatalf("Stats() = %+v, want Adaptive and Levels", st)
+	}
+	if got := st.Levels[priority.Sheddable.Index()].Admitted; got != 2 {
+		t.Errorf("sheddable admitted %d, want 2", got)
+	}
+	if st.InFlight != 0 {
+		t.Errorf("InFlight = %d, want 0", st.InFlight)
 	}
 }

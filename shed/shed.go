@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/frontdoor-go/frontdoor/inflight"
+	"github.com/frontdoor-go/frontdoor/internal/adaptive"
 	"github.com/frontdoor-go/frontdoor/internal/prioritize"
 	"github.com/frontdoor-go/frontdoor/internal/refusal"
 	"github.com/frontdoor-go/frontdoor/priority"
@@ -15,11 +16,23 @@ import (
 // Options.RetryAfter is zero.
 const DefaultRetryAfter = time.Second
 
-// Options configures a Shedder. Only Limit must be set; every other zero
-// field means the default its comment names.
+// Options configures a Shedder. Every zero field means the default its
+// comment names; the zero Options is a Shedder whose limit finds itself.
 type Options struct {
 	// Limit is the most requests in flight at once. SetLimit changes it
-	// while the server runs. New panics if it is 0 or negative.
+	// while the server runs. New panics if it is negative.
+	//
+	// 0 means the limit finds itself from what the server completes: it
+	// starts low, doubles while goodput (requests completed for a client
+	// still there) rises with it, and then stays a little above the
+	// product of the highest recent goodput and the duration of a request
+	// that waits behind no other; it follows that product when capacity
+	// or request costs change, and is cut near GOMAXPROCS when goroutines
+	// wait for a P. It learns from the requests served by Handler;
+	// TryAcquire callers count against it but are not timed, so a Shedder
+	// used only through TryAcquire keeps its starting limit. The count
+	// never passes the limit of the moment. Stats reports the limit and
+	// the signals behind it.
 	Limit int
 
 	// Counter holds the in-flight count. Pass one to share the count
@@ -74,19 +87,18 @@ type Options struct {
 const refusalBody = "503 service overloaded, retry later\n"
 
 // Limit returns a middleware that lets at most n requests through at once
-// and refuses the rest as Handler does. It panics if n <= 0.
+// and refuses the rest as Handler does; n = 0 lets the limit find itself
+// (see Options.Limit). It panics if n < 0.
 func Limit(n int) func(http.Handler) http.Handler {
 	return New(Options{Limit: n}).Handler
 }
 
 // New returns a Shedder configured by opts. It panics, with a message that
-// starts with "shed: ", if opts.Limit <= 0 or opts.RetryAfter < 0.
+// starts with "shed: ", if opts.Limit < 0 or opts.RetryAfter < 0.
 func New(opts Options) *Shedder {
 	switch {
 	case opts.Limit < 0:
 		panic("shed: Limit must be >= 0")
-	case opts.Limit == 0:
-		panic("shed: Limit must be set")
 	case opts.RetryAfter < 0:
 		panic("shed: RetryAfter must be >= 0")
 	}
@@ -110,6 +122,9 @@ func New(opts Options) *Shedder {
 		}
 	}
 	s.limit.Store(int64(opts.Limit))
+	if opts.Limit == 0 {
+		s.ctl = newController()
+	}
 	return s
 }
 
@@ -123,6 +138,7 @@ type Shedder struct {
 	refusal *refusal.Refusal
 	levels  *levels // nil without Options.Priority and Options.Tenant
 	limit   atomic.Int64
+	ctl     *adaptive.Controller // nil: the limit is fixed
 
 	// The counters below are written on every request; the padding keeps
 	// them off the cache line of the read-mostly fields above.
@@ -136,16 +152,29 @@ type Shedder struct {
 
 // SetLimit changes the limit for the requests that arrive from now on.
 // Requests already in flight are not interrupted: after lowering the
-// limit, the count drains down to it. It panics if n <= 0.
+// limit, the count drains down to it. A limit that finds itself goes on
+// from n. It panics if n <= 0.
 func (s *Shedder) SetLimit(n int) {
 	if n <= 0 {
 		panic("shed: SetLimit needs a limit > 0")
+	}
+	if s.ctl != nil {
+		s.ctl.Set(int64(n))
+		return
 	}
 	s.limit.Store(int64(n))
 }
 
 // Limit returns the current limit.
-func (s *Shedder) Limit() int { return int(s.limit.Load()) }
+func (s *Shedder) Limit() int { return int(s.lim()) }
+
+// lim returns the limit of the moment: one atomic load either way.
+func (s *Shedder) lim() int64 {
+	if s.ctl != nil {
+		return s.ctl.Limit()
+	}
+	return s.limit.Load()
+}
 
 // Counter returns the in-flight counter the Shedder admits with.
 func (s *Shedder) Counter() *inflight.Counter { return s.counter }

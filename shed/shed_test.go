@@ -169,7 +169,6 @@ func TestNewPanics(t *testing.T) {
 		f    func()
 		want string
 	}{
-		{"zero limit", func() { shed.New(shed.Options{}) }, "shed: Limit must be set"},
 		{"negative limit", func() { shed.Limit(-1) }, "shed: Limit must be >= 0"},
 		{"negative RetryAfter", func() { shed.New(shed.Options{Limit: 1, RetryAfter: -time.Second}) }, "shed: RetryAfter must be >= 0"},
 		{"SetLimit zero", func() { shed.New(shed.Options{Limit: 1}).SetLimit(0) }, "shed: SetLimit needs a limit > 0"},

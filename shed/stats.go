@@ -11,10 +11,14 @@ type Stats struct {
 	Peak     int64  // the Counter's high-water mark
 	Limit    int    // the current limit
 
+	// Adaptive holds the signals behind a limit that finds itself; nil
+	// for a fixed limit.
+	Adaptive *Signals `json:",omitempty"`
+
 	// Levels counts per level, lowest first (index
 	// priority.Level.Index, as in priority.Levels), with Options.Priority
-	// or Tenant; all zero without.
-	Levels [priority.NumLevels]LevelStats
+	// or Tenant; nil without.
+	Levels *[priority.NumLevels]LevelStats `json:",omitempty"`
 }
 
 // LevelStats are the counters of one priority level.
@@ -35,9 +39,11 @@ func (s *Shedder) Stats() Stats {
 		Exempt:   s.exempted.Load(),
 		InFlight: s.counter.Load(),
 		Peak:     s.counter.Peak(),
-		Limit:    int(s.limit.Load()),
+		Limit:    s.Limit(),
+		Adaptive: signals(s.ctl),
 	}
 	if s.levels != nil {
+		st.Levels = new([priority.NumLevels]LevelStats)
 		for i, l := range priority.Levels() {
 			a, r := s.levels.gate.Counts(l)
 			st.Levels[i] = LevelStats{Admitted: a, Refused: r, Reserved: int(s.levels.gate.Reserved(l))}

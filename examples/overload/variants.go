@@ -29,17 +29,8 @@ type variant struct {
 // step runs with the same GOMAXPROCS, limit, queue and timeouts, except
 // where its size says otherwise.
 //
-// To add a variant, add an entry. frontdoor's form without a number
-// (a zero Limit in shed.Options and concurrency.Options meaning "find
-// it") is, once the library has it:
-//
-//	"frontdoor-auto": {
-//		about: "frontdoor with no number: shed / concurrency with Limit 0",
-//		wrap:  func(s *server, h http.Handler) http.Handler { return frontdoor(s, h, 0) },
-//	},
-//
-// and `-variants frontdoor-auto,...` (or adding the name to
-// defaultVariants) puts it in the table.
+// To add a variant, add an entry; `-variants name,...` (or adding the
+// name to defaultVariants) puts it in the table.
 var variants = map[string]variant{
 	"none": {
 		about: "no protection",
@@ -48,6 +39,11 @@ var variants = map[string]variant{
 	"frontdoor": {
 		about: "the oracle, frontdoor with the hand-tuned limit: I/O shed.Limit(limit); CPU concurrency (limit, queue, queue timeout)",
 		wrap:  func(s *server, h http.Handler) http.Handler { return frontdoor(s, h, s.limit) },
+	},
+	"frontdoor-auto": {
+		about: "frontdoor with no number: I/O shed.New(Options{}); CPU concurrency.ReserveP() and concurrency.New(Options{}), from Go's default GOMAXPROCS",
+		wrap:  frontdoorAuto,
+		size:  func(c *serverConfig, cores int) { c.procs = cores },
 	},
 	"frontdoor-tight": {
 		about: "frontdoor, no headroom: limit = GOMAXPROCS = cores (what a user writes first)",
@@ -89,7 +85,7 @@ var variants = map[string]variant{
 // Default variant lists: every peer beside the oracle; none (no
 // protection) and, where the handler is CPU-bound, the no-headroom row.
 var (
-	peerVariants = []string{"frontdoor", "chi", "failsafe", "failsafe-queue", "vegas", "gradient2", "gozero", "kratos"}
+	peerVariants = []string{"frontdoor", "frontdoor-auto", "chi", "failsafe", "failsafe-queue", "vegas", "gradient2", "gozero", "kratos"}
 	uploadVars   = []string{"concurrency", "bodybuffer", "frontdoor", "split"}
 )
 
@@ -138,6 +134,29 @@ func frontdoor(s *server, h http.Handler, limit int) http.Handler {
 	l := concurrency.New(concurrency.Options{
 		Limit: limit, MaxQueue: s.backlog, QueueTimeout: s.queueTimeout,
 	})
+	s.report(func(st *serverStats) {
+		x := l.Stats()
+		st.Admitted, st.Refused, st.Abandoned = x.Admitted, x.Refused, x.Abandoned
+	})
+	s.debug = func() any { x := l.Stats(); x.QueueWait.Bounds = nil; return x }
+	return l.Handler(h)
+}
+
+// frontdoorAuto returns h behind frontdoor's form without a number: every
+// option left at its zero value, so the limit finds itself; for CPU-bound
+// handlers ReserveP first gives the front door a P above Go's default.
+func frontdoorAuto(s *server, h http.Handler) http.Handler {
+	if ioBound(s.scenario) {
+		sh := shed.New(shed.Options{})
+		s.report(func(st *serverStats) {
+			x := sh.Stats()
+			st.Admitted, st.Refused = x.Admitted, x.Refused
+		})
+		s.debug = func() any { return sh.Stats() }
+		return sh.Handler(h)
+	}
+	concurrency.ReserveP()
+	l := concurrency.New(concurrency.Options{})
 	s.report(func(st *serverStats) {
 		x := l.Stats()
 		st.Admitted, st.Refused, st.Abandoned = x.Admitted, x.Refused, x.Abandoned

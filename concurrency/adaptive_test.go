@@ -1,0 +1,141 @@
+package concurrency_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/frontdoor-go/frontdoor/concurrency"
+)
+
+// Slots that find themselves, in front of a handler that waits for one of
+// 4 workers for 8 ms (capacity 500/s), at twice that load from a cold
+// start with clients that give up after 100 ms: the limit finds the
+// workers, the queue absorbs the bursts, goodput stays near capacity.
+//
+// Requests come through Handler, or through Acquire as a job loop would.
+func TestAdaptiveFindsWorkers(t *testing.T) {
+	for _, via := range []string{"Handler", "Acquire"} {
+		t.Run(via, func(t *testing.T) { testAdaptiveFindsWorkers(t, via) })
+	}
+}
+
+func testAdaptiveFindsWorkers(t *testing.T, via string) {
+	synctest.Test(t, func(t *testing.T) {
+		workers := make(chan struct{}, 4)
+		var done, late atomic.Int64
+		l := concurrency.New(concurrency.Options{QueueTimeout: 50 * time.Millisecond})
+		work := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			workers <- struct{}{}
+			time.Sleep(8 * time.Millisecond)
+			<-workers
+			if r.Context().Err() != nil {
+				late.Add(1)
+				return
+			}
+			done.Add(1)
+		})
+		h := l.Handler(work)
+		var wg sync.WaitGroup
+		var mid int64
+		for i := range 10000 { // 1000/s for 10 s
+			if i == 5000 {
+				mid = done.Load()
+			}
+			wg.Go(func() {
+				ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+				defer cancel()
+				r := httptest.NewRequest("GET", "/", nil).WithContext(ctx)
+				if via == "Handler" {
+					h.ServeHTTP(httptest.NewRecorder(), r)
+					return
+				}
+				release, err := l.Acquire(ctx)
+				if err != nil {
+					return
+				}
+				defer release()
+				work.ServeHTTP(nil, r)
+			})
+			time.Sleep(time.Millisecond)
+		}
+		wg.Wait()
+		st := l.Stats()
+		t.Logf("completed %d in time, %d late; %+v %+v", done.Load()-mid, late.Load(), st.Limit, *st.Adaptive)
+		if got := done.Load() - mid; got < 2250 {
+			t.Errorf("completed %d in time in the last 5 s, want >= 2250 of the workers' 2500", got)
+		}
+		if st.Running != 0 || st.Queued != 0 {
+			t.Errorf("Running, Queued = %d, %d after the run, want 0, 0", st.Running, st.Queued)
+		}
+		if st.Limit < 4 || st.Limit > 8 {
+			t.Errorf("Limit = %d, want a little above the 4 workers", st.Limit)
+		}
+		if st.MaxQueue != concurrency.DefaultQueueFactor*st.Limit {
+			t.Errorf("MaxQueue = %d, want %d × Limit %d", st.MaxQueue, concurrency.DefaultQueueFactor, st.Limit)
+		}
+		if b := st.Adaptive.Baseline; b < 7*time.Millisecond || b > 11*time.Millisecond {
+			t.Errorf("Baseline = %v, want about 8ms", b)
+		}
+		if st.Adaptive.QueueWait == 0 {
+			t.Error("QueueWait = 0 at twice the capacity")
+		}
+	})
+}
+
+func TestReserveP(t *testing.T) {
+	before := runtime.GOMAXPROCS(0)
+	defer runtime.GOMAXPROCS(before)
+	if got := concurrency.ReserveP(); got != before+1 {
+		t.Errorf("ReserveP() = %d, want %d", got, before+1)
+	}
+	if got := concurrency.ReserveP(); got != before+1 {
+		t.Errorf("second ReserveP() = %d, want %d: only the first call changes GOMAXPROCS", got, before+1)
+	}
+}
+
+// With the limit and the queue timeout left to the Limiter, a request
+// waits at most DefaultQueueRounds runs of the handler, not
+// DefaultQueueTimeout: a queued request should reach its client while the
+// client still waits.
+func TestAdaptiveQueueBudgetFollowsServiceTime(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := concurrency.New(concurrency.Options{})
+		h := l.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			time.Sleep(10 * time.Millisecond)
+		}))
+		for range 50 {
+			h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/", nil))
+		}
+		var releases []func()
+		for {
+			release, ok := l.TryAcquire()
+			if !ok {
+				break
+			}
+			releases = append(releases, release)
+		}
+		start := time.Now()
+		_, err := l.Acquire(context.Background())
+		waited := time.Since(start)
+		for _, release := range releases {
+			release()
+		}
+		var refused *concurrency.RefusedError
+		if !errors.As(err, &refused) || refused.Reason != concurrency.TimedOut {
+			t.Fatalf("Acquire with every slot held = %v, want a TimedOut refusal", err)
+		}
+		// About DefaultQueueRounds × 10 ms: the planned service time is the
+		// handler's duration plus twice its (small) deviation.
+		if lo, hi := concurrency.DefaultQueueRounds*9*time.Millisecond, concurrency.DefaultQueueTimeout/2; waited < lo || waited > hi {
+			t.Errorf("waited %v behind a 10ms handler, want between %v and %v", waited, lo, hi)
+		}
+	})
+}

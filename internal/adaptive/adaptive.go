@@ -1,0 +1,199 @@
+// Package adaptive finds a concurrency limit from what the server actually
+// completes, so that shed and concurrency can run without a number from
+// the user.
+//
+// The limit follows a bandwidth-delay product, as TCP's BBR does for
+// packets: limit = gain × (the highest goodput of recent windows) × (the
+// service time without queueing). Below that many requests in flight
+// every added request adds goodput; above it requests only wait
+// (for a pool, a lock, a core), and latency grows while goodput does not.
+// A small gain above 1 keeps whatever the requests wait on busy.
+//
+// The controller watches windows of a few service times. Per window it
+// counts the completions that were still wanted (the client had not gone
+// and the deadline had not passed), the mean latency of sampled requests,
+// whether the limit bound (a refusal or a queued request), the time spent
+// in the caller's queue, and the Go scheduler's latency (how long runnable
+// goroutines waited for a P). From a cold start it doubles the limit per
+// window while goodput keeps rising with it and latency stays flat.
+//
+// The baseline service time cannot drift up under sustained load: any
+// window may lower it, and only evidence that latency does not depend on
+// the limit may raise it (a window in which the limit never bound, or a
+// limit change that left latency unchanged). A dependency that gets slower
+// without any overload therefore raises the baseline within a few windows
+// instead of driving the limit down; a real loss of capacity lowers
+// goodput at the same latency and the limit follows it down. Every
+// comparison of latencies allows for the noise of the window's sample (its
+// standard error), so that a mix of cheap and costly requests is not read
+// as queueing.
+//
+// When goroutines wait for a P (CPU-bound handlers holding every P), a
+// limit near GOMAXPROCS is cut, no lower than GOMAXPROCS − 1, and held
+// under that ceiling for a while, doubling the hold each time the cut
+// proves necessary again: the front door keeps a P to refuse with.
+//
+// Admission reads the limit with one atomic load. Updates run on the
+// completion that closes a window, under TryLock; nothing runs in the
+// background.
+package adaptive
+
+import (
+	"context"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// A Controller finds and publishes a concurrency limit. It is safe for
+// concurrent use by multiple goroutines.
+type Controller struct {
+	// Read on every admission.
+	limit atomic.Int64
+	shift atomic.Uint32 // one admission in 1<<shift is sampled
+	end   atomic.Int64  // the current window may close from here (ns since epoch)
+	epoch time.Time
+	sched func() time.Duration     // scheduler latency since the last call
+	procs func() int               // runtime.GOMAXPROCS(0)
+	debug func(w window, st state) // tests: called after each window
+
+	_ [64]byte
+
+	// Window sums, written by sampled completions, refusals and waits.
+	count   atomic.Int64 // completions still wanted, weighted by sampling
+	all     atomic.Int64 // every completion, weighted by sampling
+	samples atomic.Int64
+	latSum  atomic.Int64 // ns
+	latSq   atomic.Int64 // µs², for the standard error of the mean
+	sat     atomic.Bool  // the limit bound: a request was refused or queued
+	waitSum atomic.Int64 // ns spent in the caller's queue
+	waits   atomic.Int64
+
+	mu  sync.Mutex
+	st  state
+	sig Signals
+}
+
+// Signals is what the controller last decided and the measurements behind
+// it, as of the last closed window.
+type Signals struct {
+	Limit int64 // the limit now
+
+	// Goodput is the completions per second of the last window whose
+	// client was still there and whose deadline had not passed.
+	Goodput float64
+	// Capacity is the highest Goodput of recent windows.
+	Capacity float64
+	// Baseline is the estimated service time without queueing.
+	Baseline time.Duration
+	// Latency is the mean duration of the last window's sampled requests.
+	Latency time.Duration
+	// SchedLatency is the 99th percentile of the time runnable goroutines
+	// waited for a P during the last window.
+	SchedLatency time.Duration
+	// QueueWait is the mean time requests spent waiting in the caller's
+	// queue during the last window (0 without a queue).
+	QueueWait time.Duration
+	// Windows counts the closed windows.
+	Windows uint64
+}
+
+// New returns a Controller that starts at limit initial (at least 1) and
+// reads the scheduler latency from the Go runtime.
+func New(initial int64) *Controller {
+	return newController(initial, newSchedReader().read)
+}
+
+func newController(initial int64, sched func() time.Duration) *Controller {
+	c := &Controller{epoch: time.Now(), sched: sched, procs: gomaxprocs}
+	initial = max(initial, 1)
+	c.st = state{lim: float64(initial), startup: true, hold: minHold}
+	c.limit.Store(initial)
+	c.end.Store(int64(minWindow))
+	c.sig.Limit = initial
+	return c
+}
+
+// Limit returns the current limit: one atomic load.
+func (c *Controller) Limit() int64 { return c.limit.Load() }
+
+// Start is called when a request is admitted, with seq the caller's count
+// of admitted requests, read after counting this one. It returns the token
+// to pass to Done: 0 for the requests that are not sampled, which Done
+// then counts for nothing and at no cost. One admission in 1<<shift is
+// sampled, and its completion counts for 1<<shift; a count read while
+// others add to it samples about as often, which is all the weights need.
+func (c *Controller) Start(seq uint64) int64 {
+	s := c.shift.Load()
+	if seq&(1<<s-1) != 0 {
+		return 0
+	}
+	return (c.now()+1)<<tokenShiftBits | int64(s)
+}
+
+// tokenShiftBits low bits of a token hold the sampling shift at admission.
+const tokenShiftBits = 5
+
+// Done is called when the request admitted with token completes. ctx is
+// the request's context: a request whose context is done (client gone,
+// deadline passed) completed for nobody and is not counted as goodput.
+// It returns the request's duration if it was sampled, else 0.
+func (c *Controller) Done(token int64, ctx context.Context) time.Duration {
+	if token == 0 {
+		return 0
+	}
+	now := c.now()
+	weight := int64(1) << (token & (1<<tokenShiftBits - 1))
+	d := now - (token>>tokenShiftBits - 1)
+	c.latSum.Add(d)
+	us := d / 1e3
+	c.latSq.Add(us * us)
+	c.samples.Add(1)
+	c.all.Add(weight)
+	if ctx == nil || ctx.Err() == nil {
+		c.count.Add(weight)
+	}
+	if now >= c.end.Load() && c.mu.TryLock() {
+		c.closeWindow(now)
+		c.mu.Unlock()
+	}
+	return time.Duration(d)
+}
+
+// Bound notes that a request found the limit reached: it was refused or queued.
+func (c *Controller) Bound() {
+	if !c.sat.Load() {
+		c.sat.Store(true)
+	}
+}
+
+// Waited notes that a request waited d in the caller's queue before it was
+// admitted, refused or gone: the limit bound.
+func (c *Controller) Waited(d time.Duration) {
+	c.Bound()
+	c.waitSum.Add(int64(d))
+	c.waits.Add(1)
+}
+
+// Signals returns the last decision and the measurements behind it.
+func (c *Controller) Signals() Signals {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s := c.sig
+	s.Limit = c.limit.Load()
+	return s
+}
+
+func gomaxprocs() int { return runtime.GOMAXPROCS(0) }
+
+func (c *Controller) now() int64 { return int64(time.Since(c.epoch)) }
+
+// Set makes n (at least 1) the limit now; the controller goes on from it.
+func (c *Controller) Set(n int64) {
+	n = max(n, 1)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.st.lim = float64(n)
+	c.limit.Store(n)
+}
