@@ -33,12 +33,17 @@ const prioDefaultLoads = "0.8,1.2,3,2@0.75"
 // prioDefaultShare is the critical share of a load given without one.
 const prioDefaultShare = 0.2
 
-var prioVariants = []string{"none", "frontdoor", "frontdoor-prio", "failsafe-prio", "chi"}
+var prioVariants = []string{"none", "frontdoor", "frontdoor-prio", "frontdoor-auto-prio", "failsafe-prio", "chi"}
 
 func init() {
 	variants["frontdoor-prio"] = variant{
 		about: "frontdoor concurrency (limit, queue, queue timeout) with Priority: priority.Header(\"\")",
 		wrap:  frontdoorPrio,
+	}
+	variants["frontdoor-auto-prio"] = variant{
+		about: "frontdoor with no number and priorities: concurrency.ReserveP() and concurrency.New(Options{Priority: priority.Header(\"\")}), from Go's default GOMAXPROCS",
+		wrap:  frontdoorAutoPrio,
+		size:  func(c *serverConfig, cores int) { c.procs = cores },
 	}
 	variants["failsafe-prio"] = variant{
 		about: "failsafe-go adaptivelimiter WithQueueing(2, 3) BuildPrioritized(NewPrioritizer()), calibrated every 1s; " +
@@ -72,6 +77,19 @@ func frontdoorPrio(s *server, h http.Handler) http.Handler {
 		Limit: s.limit, MaxQueue: s.backlog, QueueTimeout: s.queueTimeout,
 		Priority: priority.Header(""),
 	})
+	s.report(func(st *serverStats) {
+		x := l.Stats()
+		st.Admitted, st.Refused, st.Abandoned = x.Admitted, x.Refused, x.Abandoned
+	})
+	s.debug = func() any { x := l.Stats(); x.QueueWait.Bounds = nil; return x }
+	return l.Handler(h)
+}
+
+// frontdoorAutoPrio is frontdoor's CPU-bound form without a number, with
+// priorities by header.
+func frontdoorAutoPrio(s *server, h http.Handler) http.Handler {
+	concurrency.ReserveP()
+	l := concurrency.New(concurrency.Options{Priority: priority.Header("")})
 	s.report(func(st *serverStats) {
 		x := l.Stats()
 		st.Admitted, st.Refused, st.Abandoned = x.Admitted, x.Refused, x.Abandoned
