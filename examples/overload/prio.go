@@ -269,7 +269,7 @@ func printPrioReading(res []prioResult, timeout time.Duration) {
 			fmt.Printf(" = %.0f%% of frontdoor without priorities (critical %.2f%%)", 100*r.goodput/b.goodput, b.critOK)
 		}
 		fmt.Println()
-		for _, v := range []string{"failsafe-prio", "chi", "none"} {
+		for _, v := range []string{"frontdoor-auto-prio", "failsafe-prio", "chi", "none"} {
 			if o, ok := by[v][k]; ok {
 				fmt.Printf("  %-15s critical %.2f%% (p99 %s), sheddable %.1f%%, goodput %.0f%%\n", v, o.critOK, ms(o.critP99), o.shdOK, o.pct)
 			}
