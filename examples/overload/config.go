@@ -34,6 +34,7 @@ type config struct {
 	sleepClients int           // clients in flight at most (sleep)
 	sleepTimeout time.Duration // client timeout (sleep, cold)
 	coldDur      time.Duration // cold: length of the step
+	sleepWarm    time.Duration // sleep: time each step runs at its load before it counts
 
 	heavySigma float64 // heavy: σ of the lognormal render cost
 
@@ -78,6 +79,7 @@ func (c *config) register(fs *flag.FlagSet) {
 	fs.IntVar(&c.sleepLimit, "sleep-limit", 50, "sleep, cold: backend connections (the limit of chi and frontdoor)")
 	fs.IntVar(&c.sleepClients, "sleep-clients", 200, "sleep: clients (max requests in flight); cold: no cap")
 	fs.DurationVar(&c.sleepTimeout, "sleep-timeout", time.Second, "sleep, cold: client timeout; queues wait at most half of it")
+	fs.DurationVar(&c.sleepWarm, "sleep-warm", 5*time.Second, "sleep: time each step runs at its load before the -duration that counts (the cold scenario measures the first seconds)")
 	fs.DurationVar(&c.coldDur, "cold-duration", 0, "cold: length of the step from a cold start; 0: 8s (-full: 10s)")
 
 	fs.Float64Var(&c.heavySigma, "heavy-sigma", 1, "heavy: σ of the lognormal render cost (mean kept at -render)")

@@ -37,12 +37,12 @@ func (p *poisson) Rate(time.Duration) float64 { return p.rate }
 
 // outcome summarizes one attack.
 type outcome struct {
-	sent, served, refused, timeouts, errs int
-	secs, window                          float64         // seconds of the attack, of its goodput window
-	goodput                               float64         // 2xx/s completed in the steady window
-	okEnds                                []time.Duration // completion times of the 2xx, from the first request
-	serverCPU, genCPU, otherCPU           float64         // cores used on average by the server, this process, the rest
-	servedLat, refusedLat                 []time.Duration
+	sent, counted, served, refused, timeouts, errs int             // counted: sent after the warm-up
+	secs, window                                   float64         // seconds of the attack, of its goodput window
+	goodput                                        float64         // 2xx/s completed in the steady window
+	okEnds                                         []time.Duration // completion times of the 2xx, from the first request
+	serverCPU, genCPU, otherCPU                    float64         // cores used on average by the server, this process, the rest
+	servedLat, refusedLat                          []time.Duration
 
 	// With two classes (the prio scenario): per class, 0 sheddable and 1
 	// critical, and the seconds with a critical failure beside a
@@ -51,11 +51,12 @@ type outcome struct {
 	mixed   int
 }
 
+// pct returns n as a percentage of the requests sent after the warm-up.
 func (o *outcome) pct(n int) float64 {
-	if o.sent == 0 {
+	if o.counted == 0 {
 		return 0
 	}
-	return 100 * float64(n) / float64(o.sent)
+	return 100 * float64(n) / float64(o.counted)
 }
 
 // quantile returns the q-quantile of d (sorted in place), 0 if empty.
@@ -91,7 +92,8 @@ func attack(url string, rate float64, dur, warm, timeout time.Duration, workers 
 	p := &poisson{rate: rate, rng: rand.New(rand.NewPCG(seed, 0))}
 	var o outcome
 	// Goodput counts 2xx that complete inside the attack, after the
-	// warm-up: not the tail served after the load stopped.
+	// warm-up: not the tail served after the load stopped. The other
+	// outcomes count the requests sent after the warm-up.
 	var began time.Time
 	from, to := warm, dur
 	inWindow := 0
@@ -100,6 +102,20 @@ func attack(url string, rate float64, dur, warm, timeout time.Duration, workers 
 			began = r.Timestamp
 		}
 		o.sent++
+		if r.Timestamp.Sub(began) < from {
+			// Sent during the warm-up: only its completion may count,
+			// towards goodput; outcomes and latencies are the steady
+			// state's.
+			if r.Code >= 200 && r.Code < 300 {
+				end := r.End().Sub(began)
+				if end >= from && end <= to {
+					inWindow++
+				}
+				o.okEnds = append(o.okEnds, end)
+			}
+			continue
+		}
+		o.counted++
 		class := classOf(r.URL)
 		var c *classOutcome
 		if class >= 0 {

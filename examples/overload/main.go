@@ -158,8 +158,9 @@ func (c config) scenario(name string, goProcs int) (*scenario, error) {
 		s.timeout, s.capClients = c.sleepTimeout, 2*c.sleepLimit
 		if name == "sleep" {
 			s.clients = uint64(c.sleepClients)
-			fmt.Printf("\nscenario sleep: %s handler holding 1 of %d backend connections (ideal %.0f/s), %d clients, client timeout %s, %s per step\n",
-				c.sleepTime, c.sleepLimit, float64(c.sleepLimit)/c.sleepTime.Seconds(), c.sleepClients, c.sleepTimeout, c.dur)
+			s.dur, s.warm = c.sleepWarm+c.dur, c.sleepWarm
+			fmt.Printf("\nscenario sleep: %s handler holding 1 of %d backend connections (ideal %.0f/s), %d clients, client timeout %s, %s per step counted after %s at its load\n",
+				c.sleepTime, c.sleepLimit, float64(c.sleepLimit)/c.sleepTime.Seconds(), c.sleepClients, c.sleepTimeout, c.dur, c.sleepWarm)
 		} else {
 			s.dur = c.coldDur
 			if s.dur == 0 {
