@@ -1,8 +1,6 @@
 package concurrency
 
 import (
-	"time"
-
 	"github.com/frontdoor-go/frontdoor/internal/adaptive"
 )
 
@@ -32,30 +30,19 @@ func (l *Limiter) queueCap() int {
 }
 
 // Signals are the measurements behind a limit that finds itself, as of
-// the last window the controller closed (a window lasts a few service
-// times).
-type Signals struct {
-	// Goodput is the rate of completed requests whose client was still
-	// there and whose deadline had not passed, per second.
-	Goodput float64
-	// Baseline is the estimated duration of next for a request that does
-	// not share the CPU (or whatever next waits on) with others.
-	Baseline time.Duration
-	// Latency is the mean duration of next for the window's sampled
-	// requests.
-	Latency time.Duration
-	// SchedLatency is the 99th percentile of the time runnable goroutines
-	// waited for a P: high when handlers hold every P.
-	SchedLatency time.Duration
-	// QueueWait is the mean time the window's queued requests waited.
-	QueueWait time.Duration
-}
+// the last window its controller closed (a window lasts a few request
+// durations): the limit, the goodput (completions per second for callers
+// still there, within their deadline), the highest recent goodput, the
+// baseline duration without queueing, the mean duration, the scheduler
+// latency (99th percentile of how long runnable goroutines waited for a
+// P), the mean queue wait (0 without a queue) and the count of windows.
+type Signals = adaptive.Signals
 
+// signals returns a copy of c's signals, nil for a fixed limit.
 func signals(c *adaptive.Controller) *Signals {
 	if c == nil {
 		return nil
 	}
 	s := c.Signals()
-	return &Signals{Goodput: s.Goodput, Baseline: s.Baseline, Latency: s.Latency,
-		SchedLatency: s.SchedLatency, QueueWait: s.QueueWait}
+	return &s
 }
