@@ -77,12 +77,7 @@ func frontdoorPrio(s *server, h http.Handler) http.Handler {
 		Limit: s.limit, MaxQueue: s.backlog, QueueTimeout: s.queueTimeout,
 		Priority: priority.Header(""),
 	})
-	s.report(func(st *serverStats) {
-		x := l.Stats()
-		st.Admitted, st.Refused, st.Abandoned = x.Admitted, x.Refused, x.Abandoned
-	})
-	s.debug = func() any { x := l.Stats(); x.QueueWait.Bounds = nil; return x }
-	return l.Handler(h)
+	return limited(s, l, h)
 }
 
 // frontdoorAutoPrio is frontdoor's CPU-bound form without a number, with
@@ -90,12 +85,7 @@ func frontdoorPrio(s *server, h http.Handler) http.Handler {
 func frontdoorAutoPrio(s *server, h http.Handler) http.Handler {
 	concurrency.ReserveP()
 	l := concurrency.New(concurrency.Options{Priority: priority.Header("")})
-	s.report(func(st *serverStats) {
-		x := l.Stats()
-		st.Admitted, st.Refused, st.Abandoned = x.Admitted, x.Refused, x.Abandoned
-	})
-	s.debug = func() any { x := l.Stats(); x.QueueWait.Bounds = nil; return x }
-	return l.Handler(h)
+	return limited(s, l, h)
 }
 
 // failsafePrio is failsafe-go's prioritized adaptive limiter, used as its

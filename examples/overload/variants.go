@@ -123,23 +123,11 @@ func parseVariants(list string) []string {
 // CPU-bound one render slots with the scenario's queue.
 func frontdoor(s *server, h http.Handler, limit int) http.Handler {
 	if ioBound(s.scenario) {
-		sh := shed.New(shed.Options{Limit: limit})
-		s.report(func(st *serverStats) {
-			x := sh.Stats()
-			st.Admitted, st.Refused = x.Admitted, x.Refused
-		})
-		s.debug = func() any { return sh.Stats() }
-		return sh.Handler(h)
+		return shedded(s, shed.New(shed.Options{Limit: limit}), h)
 	}
-	l := concurrency.New(concurrency.Options{
+	return limited(s, concurrency.New(concurrency.Options{
 		Limit: limit, MaxQueue: s.backlog, QueueTimeout: s.queueTimeout,
-	})
-	s.report(func(st *serverStats) {
-		x := l.Stats()
-		st.Admitted, st.Refused, st.Abandoned = x.Admitted, x.Refused, x.Abandoned
-	})
-	s.debug = func() any { x := l.Stats(); x.QueueWait.Bounds = nil; return x }
-	return l.Handler(h)
+	}), h)
 }
 
 // frontdoorAuto returns h behind frontdoor's form without a number: every
@@ -147,22 +135,10 @@ func frontdoor(s *server, h http.Handler, limit int) http.Handler {
 // handlers ReserveP first gives the front door a P above Go's default.
 func frontdoorAuto(s *server, h http.Handler) http.Handler {
 	if ioBound(s.scenario) {
-		sh := shed.New(shed.Options{})
-		s.report(func(st *serverStats) {
-			x := sh.Stats()
-			st.Admitted, st.Refused = x.Admitted, x.Refused
-		})
-		s.debug = func() any { return sh.Stats() }
-		return sh.Handler(h)
+		return shedded(s, shed.New(shed.Options{}), h)
 	}
 	concurrency.ReserveP()
-	l := concurrency.New(concurrency.Options{})
-	s.report(func(st *serverStats) {
-		x := l.Stats()
-		st.Admitted, st.Refused, st.Abandoned = x.Admitted, x.Refused, x.Abandoned
-	})
-	s.debug = func() any { x := l.Stats(); x.QueueWait.Bounds = nil; return x }
-	return l.Handler(h)
+	return limited(s, concurrency.New(concurrency.Options{}), h)
 }
 
 // chiThrottle returns chi's ThrottleBacklog with the same limit, queue and
@@ -172,4 +148,24 @@ func chiThrottle(s *server, h http.Handler) http.Handler {
 		Limit: s.limit, BacklogLimit: s.backlog, BacklogTimeout: s.queueTimeout,
 		StatusCode: http.StatusServiceUnavailable,
 	})(h)
+}
+
+// limited returns h behind l and reports l's counters for the server s.
+func limited(s *server, l *concurrency.Limiter, h http.Handler) http.Handler {
+	s.report(func(st *serverStats) {
+		x := l.Stats()
+		st.Admitted, st.Refused, st.Abandoned = x.Admitted, x.Refused, x.Abandoned
+	})
+	s.debug = func() any { x := l.Stats(); x.QueueWait.Bounds = nil; return x }
+	return l.Handler(h)
+}
+
+// shedded returns h behind sh and reports sh's counters for the server s.
+func shedded(s *server, sh *shed.Shedder, h http.Handler) http.Handler {
+	s.report(func(st *serverStats) {
+		x := sh.Stats()
+		st.Admitted, st.Refused = x.Admitted, x.Refused
+	})
+	s.debug = func() any { return sh.Stats() }
+	return sh.Handler(h)
 }
