@@ -294,11 +294,18 @@ func (l *Limiter) Handler(next http.Handler) http.Handler {
 			}
 			return
 		}
-		if l.ctl != nil {
-			defer l.doneSampled(l.ctl.Start(l.admitted.Load()), r.Context())
-		} else {
-			defer l.done(l.started())
-		}
-		next.ServeHTTP(w, r)
+		l.serve(next, w, r)
 	})
+}
+
+// serve runs next for a request that holds a slot and gives the slot back
+// when next returns or panics, timing it for the service-time estimate
+// (and, for a limit that finds itself, for its controller).
+func (l *Limiter) serve(next http.Handler, w http.ResponseWriter, r *http.Request) {
+	if l.ctl != nil {
+		defer l.doneSampled(l.ctl.Start(l.admitted.Load()), r.Context())
+	} else {
+		defer l.done(l.started())
+	}
+	next.ServeHTTP(w, r)
 }

@@ -63,11 +63,6 @@ func (l *Limiter) levelHandler(next http.Handler) http.Handler {
 			}
 			return
 		}
-		if l.ctl != nil {
-			defer l.doneSampled(l.ctl.Start(l.admitted.Load()), r.Context())
-		} else {
-			defer l.done(l.started())
-		}
-		next.ServeHTTP(w, r)
+		l.serve(next, w, r)
 	})
 }
