@@ -100,11 +100,11 @@ type Options struct {
 	// refused on the estimate, and with waiters of lower levels behind it
 	// it is refused on its mean wait rather than on the bound (it may then
 	// wait out its budget and be refused at its end). A free slot is
-	// anyone's: with nobody
-	// waiting, a request of any level runs at once. Acquire takes the
-	// level from its context (priority.FromContext). A refusal names the
-	// level refused in the header priority.DefaultHeader. Nil means every
-	// request is equal, as without this option.
+	// anyone's: with nobody waiting, a request of any level runs at once.
+	// Acquire takes the level from its context (priority.FromContext). A
+	// refusal names the level refused in the header
+	// priority.DefaultHeader. Nil means every request is equal, as
+	// without this option.
 	Priority priority.Classifier
 
 	// Tenant, if not nil, names the tenant (a customer, an API key) of a
