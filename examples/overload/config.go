@@ -18,6 +18,7 @@ type config struct {
 	loads     string // steady scenarios' offered loads, multiples of capacity; "" means per scenario
 	full      bool   // the full matrix: every scenario, more loads, no protection too
 
+	rounds   int           // times every variant's steps run; the reading takes the medians
 	dur      time.Duration // one steady load step
 	capDur   time.Duration // one capacity measurement
 	procs    int           // GOMAXPROCS of every server; 0: limit + 1 for CPU-bound handlers, Go's default for I/O-bound
@@ -64,6 +65,7 @@ func (c *config) register(fs *flag.FlagSet) {
 		"; default every peer beside frontdoor (upload: "+strings.Join(uploadVars, ",")+", also none)")
 	fs.StringVar(&c.loads, "loads", "", "offered loads of the steady scenarios, as multiples of the measured capacity; default cpu 1.2,3, cold 3 (-full: sleep, cpu 0.5,1.2,2,3, heavy 1.2,2,3, cold 1.2,3, upload 0.5,1.2,2,3); prio: m@critical-share, default "+prioDefaultLoads)
 	fs.BoolVar(&c.full, "full", false, "the full matrix: scenarios sleep,cold,cpu,heavy,step, more loads, the unprotected server too (~12 min)")
+	fs.IntVar(&c.rounds, "rounds", 1, "run every variant's steps this many times, in turns, each after its own capacity measurement; the reading takes the medians")
 	fs.DurationVar(&c.dur, "duration", 1500*time.Millisecond, "sleep, cpu, heavy: duration of each load step")
 	fs.DurationVar(&c.capDur, "capacity-duration", 1500*time.Millisecond, "duration of a capacity measurement")
 	fs.IntVar(&c.procs, "procs", 0, "GOMAXPROCS of every server; 0: -cpu-limit + 1 for CPU-bound handlers (the sizing rule), Go's default for I/O-bound ones")

@@ -86,6 +86,9 @@ func main() {
 
 // run runs the benchmark c describes and prints its tables on stdout.
 func run(c config) error {
+	if c.rounds < 1 {
+		return fmt.Errorf("-rounds must be at least 1")
+	}
 	goProcs := runtime.GOMAXPROCS(0) // Go's default, before -gen-procs
 	if c.genProcs > 0 {
 		runtime.GOMAXPROCS(c.genProcs)
@@ -288,7 +291,32 @@ func (sc *scenario) run(c config) error {
 		printHeader()
 	}
 	var res []result
-	for _, v := range sc.variants {
+	for round := range c.rounds {
+		if c.rounds > 1 {
+			fmt.Printf("round %d of %d\n", round+1, c.rounds)
+		}
+		res = append(res, sc.runRound(c, round, capacity)...)
+	}
+	if sc.name == "upload" {
+		return nil
+	}
+	if c.rounds > 1 {
+		res = medians(res)
+		printMedians(sc.name, res, c.rounds)
+	}
+	printReading(sc.name, res)
+	return nil
+}
+
+// runRound runs every variant of sc once, in an order that turns with
+// round so that no variant always runs first (or last) on a host whose
+// speed drifts, and returns their results.
+func (sc *scenario) runRound(c config, round int, capacity float64) []result {
+	s := sc.step
+	var res []result
+	n := len(sc.variants)
+	for i := range n {
+		v := sc.variants[(i+round)%n]
 		cfg := sc.config(v)
 		if !sc.capOnce {
 			// Each variant is held to a capacity measured just before its
@@ -332,10 +360,7 @@ func (sc *scenario) run(c config) error {
 			res = append(res, r)
 		}
 	}
-	if sc.name != "upload" {
-		printReading(sc.name, res)
-	}
-	return nil
+	return res
 }
 
 // withVariant returns cfg with variant v.

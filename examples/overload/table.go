@@ -86,6 +86,9 @@ type result struct {
 	okP99, refP99           time.Duration
 	rates                   []float64     // per-second goodput (timeline scenarios)
 	t95, down, up           time.Duration // cold: time to 95%; step: back to 90% after the burner starts, stops; -1: never
+
+	rounds int     // medians: how many rounds the figures are the medians of (0: one result)
+	lo, hi float64 // medians: the lowest and highest pct of the rounds
 }
 
 // newResult summarizes the outcome o of variant v at load m.
@@ -157,6 +160,9 @@ func secs(d time.Duration) string {
 // brief is a result in a few words for the reading.
 func (r result) brief(sc string) string {
 	s := fmt.Sprintf("%s %.0f%%", r.variant, r.pct)
+	if r.rounds > 1 {
+		s += fmt.Sprintf(" (%.0f-%.0f)", r.lo, r.hi)
+	}
 	switch sc {
 	case "cold":
 		s += " t95 " + secs(r.t95)
