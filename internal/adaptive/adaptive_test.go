@@ -233,6 +233,51 @@ func TestCPUBound(t *testing.T) {
 	}
 }
 
+// CPU-bound on two cores, until another process takes most of one of
+// them for a while: the requests in service share 1.15 cores then. gain ×
+// capacity × baseline is about 1.4: a limit rounded to the nearest
+// integer would settle at 1, a tenth below what the cores can do.
+func TestFractionalCore(t *testing.T) {
+	const svc = 8 * time.Millisecond
+	full := 2 / svc.Seconds()
+	shared := 1.15 / svc.Seconds()
+	synctest.Test(t, func(t *testing.T) {
+		var s *sim
+		sched := func() time.Duration {
+			if s.in.ResetPeak() > 2 {
+				return 4 * time.Millisecond // runnable goroutines wait for a P
+			}
+			return quiet()
+		}
+		c := newTestController(t, sched)
+		c.procs = func() int { return 3 } // one P reserved
+		s = newSim(t, c, 8, 8, 100*time.Millisecond)
+		s.cores.Store(2.0)
+		s.queue = 50 * time.Millisecond
+		s.setRate(1.2 * full)
+		s.setService(about(svc))
+		go func() {
+			time.Sleep(10 * time.Second)
+			s.cores.Store(1.15)
+			time.Sleep(10 * time.Second)
+			s.cores.Store(2.0)
+		}()
+		s.run(30 * time.Second)
+		s.finish()
+		if testing.Verbose() {
+			s.trace(30)
+		}
+		for _, p := range []struct {
+			from, to int
+			capacity float64
+		}{{2, 10, full}, {12, 20, shared}, {22, 30, full}} {
+			if g := s.goodput(p.from, p.to); g < 0.95*p.capacity {
+				t.Errorf("goodput in seconds %d-%d = %.0f/s, want >= 95%% of %.0f/s", p.from, p.to, g, p.capacity)
+			}
+		}
+	})
+}
+
 // A scheduler latency that cutting the limit does not cure (another
 // process takes the CPU) must not drive the limit down.
 func TestSchedLatencyElsewhere(t *testing.T) {

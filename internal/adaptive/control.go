@@ -108,7 +108,10 @@ func (c *Controller) closeWindow(now int64) {
 		c.debug(w, *st)
 	}
 
-	lim := max(1, int64(st.lim+0.5))
+	// Rounded up: at a limit of a core or two, rounding down would take
+	// away the very margin the gain adds (1.4 would run one request where
+	// the cores can take a second one's share too).
+	lim := max(1, int64(math.Ceil(st.lim-1e-9)))
 	c.limit.Store(lim)
 	st.start = now
 	st.prev, st.havePrev = w, true

@@ -35,6 +35,12 @@ type sim struct {
 	wg      sync.WaitGroup
 	held    []struct{} // pool slots taken away by step
 
+	// cores, if set (float64), makes the requests in service share that
+	// many cores, as the scheduler shares them among threads: each
+	// progresses at min(1, cores / requests in service).
+	cores   atomic.Value
+	running atomic.Int64
+
 	// queue, if positive, is how long a request may wait for the limit,
 	// as in the concurrency package; 0 refuses at once, as shed does.
 	queue time.Duration
@@ -168,7 +174,11 @@ func (s *sim) serve(svc time.Duration) {
 	}
 	tok := s.c.Start(s.seq.Add(1))
 	s.pool <- struct{}{}
-	time.Sleep(svc)
+	if s.cores.Load() == nil {
+		time.Sleep(svc)
+	} else {
+		s.share(svc)
+	}
 	<-s.pool
 	s.in.Dec()
 	s.qmu.Lock()
@@ -180,6 +190,18 @@ func (s *sim) serve(svc time.Duration) {
 		s.mu.Unlock()
 	}
 	s.c.Done(tok, ctx)
+}
+
+// share serves a request of service time svc on the shared cores, in
+// ticks of a tenth of a millisecond.
+func (s *sim) share(svc time.Duration) {
+	const tick = 100 * time.Microsecond
+	n := s.running.Add(1)
+	defer s.running.Add(-1)
+	for done := time.Duration(0); done < svc; n = s.running.Load() {
+		time.Sleep(tick)
+		done += time.Duration(float64(tick) * min(1, s.cores.Load().(float64)/float64(n)))
+	}
 }
 
 // finish waits for every request to complete.
