@@ -36,9 +36,12 @@
 // Each server runs in a child process (this binary re-executed with
 // -serve) so that the load generator's CPU scheduling and GC stay out of
 // the server's Go runtime. Capacity is measured right before each
-// variant's steps with closed-loop clients against the unprotected server
-// with the same GOMAXPROCS (the shared host's speed drifts within a run),
-// and that variant's offered loads are multiples of it; for the I/O-bound
+// variant's steps (the shared host's speed drifts within a run) with
+// closed-loop clients against the unprotected server at the scenario's
+// GOMAXPROCS, the same for every variant, also for those that size their
+// own (the unprotected server's throughput moves with GOMAXPROCS, and a
+// variant is held to the host's capacity, not to its own setting's), and
+// that variant's offered loads are multiples of it; for the I/O-bound
 // scenarios it is the backend's by construction (connections / handler
 // time), which a noisy host cannot skew.
 package main
@@ -277,7 +280,7 @@ func (sc *scenario) run(c config) error {
 		capacity = float64(sc.base.limit) / sc.base.sleep.Seconds()
 		fmt.Printf("not measured: the backend's, %d connections / %s = %.0f/s\n", sc.base.limit, sc.base.sleep, capacity)
 	} else {
-		fmt.Printf("right before each variant's steps (the cap/s column)\n")
+		fmt.Printf("at GOMAXPROCS %d for every variant, right before its steps (the cap/s column)\n", sc.base.procs)
 	}
 	if sc.name != "upload" {
 		printLegend(sc.variants)
@@ -322,11 +325,11 @@ func (sc *scenario) runRound(c config, round int, capacity float64) []result {
 			// Each variant is held to a capacity measured just before its
 			// steps: the shared host's speed drifts over a run by more
 			// than the differences this table is about.
-			capacity = measureCapacity(withVariant(cfg, "none"), s, c.capDur, false)
+			capacity = measureCapacity(withVariant(sc.base, "none"), s, c.capDur, false)
 		}
 		capBurn := capacity
 		if s.burnTo > s.burnFrom {
-			capBurn = measureCapacity(withVariant(cfg, "none"), s, c.capDur, true)
+			capBurn = measureCapacity(withVariant(sc.base, "none"), s, c.capDur, true)
 		}
 		for _, m := range sc.loads {
 			if c.profDir != "" {
