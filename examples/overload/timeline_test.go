@@ -76,6 +76,35 @@ func TestLognormalMean(t *testing.T) {
 	}
 }
 
+// TestStratifiedMean checks that runs of a few hundred consecutive render
+// costs of the heavy scenario keep the mean far better than random draws,
+// whose standard error alone is sqrt(e − 1)/sqrt(300) ≈ 7.6% at σ 1.
+func TestStratifiedMean(t *testing.T) {
+	const sigma, run = 1.0, 300 // about a second and a half of renders
+	norm := stratified()
+	costs := make([]float64, 30000)
+	for i := range costs {
+		costs[i] = lognormal(norm, sigma)
+	}
+	var sq float64
+	n := 0
+	for i := 0; i+run <= len(costs); i += run / 3 {
+		var sum float64
+		for _, c := range costs[i : i+run] {
+			sum += c
+		}
+		sq += (sum/run - 1) * (sum/run - 1)
+		n++
+	}
+	if rms := math.Sqrt(sq / float64(n)); rms > 0.035 {
+		t.Errorf("runs of %d costs stray %.1f%% (rms) from the mean, want <= 3.5%%", run, 100*rms)
+	}
+	slices.Sort(costs)
+	if p99 := costs[len(costs)*99/100]; p99 < 2 {
+		t.Errorf("p99 = %.2f × mean, want a heavy tail (> 2)", p99)
+	}
+}
+
 func TestFaster(t *testing.T) {
 	s := time.Second
 	tests := []struct {
