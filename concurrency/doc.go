@@ -115,8 +115,8 @@
 // GOMAXPROCS − 1, and held under the cut for a while: after ReserveP that
 // leaves the front door its P while CPU-bound handlers keep every core
 // busy. A MaxQueue left at 0 follows the limit, and a QueueTimeout left
-// at 0 follows the handler's duration: DefaultQueueRounds planned runs, at
-// most DefaultQueueTimeout. Stats reports the limit and the signals
+// at 0 follows the handler's duration: DefaultQueueRounds runs of average
+// length, at most DefaultQueueTimeout. Stats reports the limit and the signals
 // behind it (Stats.Adaptive).
 //
 // Admission reads the limit with one atomic load. The caller that closes

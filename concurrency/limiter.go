@@ -24,7 +24,7 @@ const (
 	DefaultQueueTimeout = 100 * time.Millisecond
 	// DefaultQueueRounds sets the default wait budget of a limit that
 	// finds itself: as long as DefaultQueueRounds runs of the handler take
-	// (the planned service time), at most DefaultQueueTimeout.
+	// on average (ServiceTime), at most DefaultQueueTimeout.
 	DefaultQueueRounds = 4
 	// DefaultCoDelIntervalFactor sets the default CoDelInterval to
 	// DefaultCoDelIntervalFactor × CoDelTarget.
@@ -53,7 +53,7 @@ type Options struct {
 	// budget of a request is QueueTimeout, shortened by its context
 	// deadline (less the estimated service time) if it has one.
 	// 0 means DefaultQueueTimeout, and for a limit that finds itself
-	// DefaultQueueRounds × the planned service time, at most
+	// DefaultQueueRounds × the average service time, at most
 	// DefaultQueueTimeout (a queue is there to absorb bursts, and a
 	// request that waits longer than a few runs of the handler is likely
 	// to reach its client after the client gave up); -1 means no timeout
@@ -142,7 +142,7 @@ type Limiter struct {
 	limit    int64                // fixed limit; 0 when ctl finds it
 	ctl      *adaptive.Controller // nil: the limit is fixed
 	qfactor  int64                // > 0: the queue bound is qfactor × the limit of the moment
-	rounds   bool                 // the wait budget follows the planned service time
+	rounds   bool                 // the wait budget follows the average service time
 	maxQueue int
 	timeout  time.Duration
 	order    Order
