@@ -218,7 +218,8 @@ func deadlinePassed(ctx context.Context) bool {
 
 // waitBudgetLocked returns how long a request arriving at now may wait:
 // QueueTimeout (for a limit that finds itself, at most DefaultQueueRounds
-// average service times), cut to its context deadline less the estimated service
+// planned service times, each at most twice the average), cut to its
+// context deadline less the estimated service
 // time, and cut to CoDelTarget while a standing queue persists: one that
 // has been non-empty without a break for longer than CoDelInterval. (The
 // last moment the queue was seen empty would not do: after an idle period
@@ -226,7 +227,7 @@ func deadlinePassed(ctx context.Context) bool {
 func (l *Limiter) waitBudgetLocked(ctx context.Context, now time.Time) time.Duration {
 	b := l.timeout
 	if svc := l.svc.Load(); l.rounds && svc > 0 {
-		b = min(b, time.Duration(DefaultQueueRounds*svc))
+		b = min(b, time.Duration(DefaultQueueRounds*min(l.planned(), 2*svc)))
 	}
 	if dl, ok := ctx.Deadline(); ok {
 		if rem := dl.Sub(now) - l.ServiceTime(); rem < b {
