@@ -8,6 +8,7 @@
 //	go run ./examples/overload                      # cpu and cold, ~2 min
 //	go run ./examples/overload -full                # every scenario, ~12 min
 //	go run ./examples/overload -scenarios upload    # slow uploads
+//	go run ./examples/overload -scenarios cpu -rounds 5   # medians of 5 rounds
 //
 // Scenarios:
 //
