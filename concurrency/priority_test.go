@@ -5,12 +5,14 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
 
+	"github.com/frontdoor-go/frontdoor/internal/prioritize"
 	"github.com/frontdoor-go/frontdoor/priority"
 )
 
@@ -80,9 +82,28 @@ const (
 	crP  = priority.CriticalPlus
 )
 
+// distinctTenants names the one-letter tenants of letters with names
+// whose keys fall in different groups of the queue. Keys are hashed with a
+// seed random per process, and tenants that share a group share its turns:
+// the letters themselves would collide in some runs.
+func distinctTenants(letters string) map[string]string {
+	names := map[string]string{}
+	used := map[uint64]bool{}
+	for i, j := 0, 0; i < len(letters); j++ {
+		name := "tenant-" + strconv.Itoa(j)
+		if b := prioritize.Key(name) % prioritize.Buckets; !used[b] {
+			used[b] = true
+			names[letters[i:i+1]] = name
+			i++
+		}
+	}
+	return names
+}
+
 func TestPriorityOrder(t *testing.T) {
 	byLevel := priority.Header("")
-	tenant := func(r *http.Request) string { return r.Header.Get("Tenant") }
+	names := distinctTenants("abc")
+	tenant := func(r *http.Request) string { return names[r.Header.Get("Tenant")] }
 	for _, tt := range []struct {
 		name     string
 		o        Options
