@@ -114,11 +114,16 @@ func (l *Limiter) wait(ctx context.Context, lv priority.Level, key uint64) (why 
 	// judged on the mean wait, and if that was too hopeful it waits out
 	// its budget and is refused then, still before a client timeout the
 	// budget was set below.
+	// A request whose estimate takes its whole budget is refused too:
+	// with nothing left for the estimate's error it would most likely
+	// wait out its budget and be refused late (the budget of a limit that
+	// finds itself is a whole number of planned runs, and so is the
+	// estimate).
 	est := l.estimate
 	if l.levels != nil && l.q.Below(lv) {
 		est = l.meanWait
 	}
-	if budget <= 0 || !first && est(ahead+1) > budget {
+	if budget <= 0 || !first && est(ahead+1) >= budget {
 		l.mu.Unlock()
 		l.overBudget.Add(1)
 		return OverBudget, false

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -133,4 +134,43 @@ func TestFirstInLineWaitsDespiteEstimate(t *testing.T) {
 			})
 		})
 	}
+}
+
+// A request whose estimated wait takes its whole budget is refused at
+// once: for a limit that finds itself the budget is a whole number of
+// planned runs, and the places whose estimate is exactly that would wait
+// it out and be refused late at the first run that takes longer than
+// planned.
+func TestEstimateAtBudgetRefusedAtOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := New(Options{})
+		l.ctl.Set(2)
+		l.svc.Store(int64(10 * time.Millisecond)) // planned 10ms: a budget of 40ms
+		var holds []func()
+		for range 2 {
+			release, ok := l.TryAcquire()
+			if !ok {
+				t.Fatal("TryAcquire on a free slot failed")
+			}
+			holds = append(holds, release)
+		}
+		// Places 1..6 expect 10, 10, 20, 20, 30, 30ms; 7 and 8 the whole 40ms.
+		var wg sync.WaitGroup
+		for range 8 {
+			wg.Go(func() {
+				if release, err := l.Acquire(context.Background()); err == nil {
+					release()
+				}
+			})
+			synctest.Wait()
+		}
+		if s := l.Stats(); s.OverBudget != 2 || s.Queued != 6 {
+			t.Errorf("OverBudget, Queued = %d, %d, want 2, 6", s.OverBudget, s.Queued)
+		}
+		for _, release := range holds {
+			release()
+		}
+		wg.Wait()
+		checkIdle(t, l)
+	})
 }
