@@ -109,16 +109,17 @@ func TestReserveP(t *testing.T) {
 // alone would let requests wait until their clients gave up exactly when
 // service is least predictable.
 func TestAdaptiveQueueBudgetFollowsServiceTime(t *testing.T) {
+	const rounds = concurrency.DefaultQueueRounds
 	for _, tc := range []struct {
 		name      string
-		durations []time.Duration // the handler's, in turn: 10ms on average
-		most      time.Duration   // the longest wait expected
+		durations []time.Duration  // the handler's, in turn
+		run       [2]time.Duration // the shortest and longest run the budget may plan
 	}{
-		// The planned run: 10ms and twice a small deviation.
-		{"steady", []time.Duration{10 * time.Millisecond}, concurrency.DefaultQueueTimeout / 2},
-		// The planned run would be about 26ms: the budget would reach
-		// DefaultQueueTimeout without the cap at twice the average.
-		{"spread", []time.Duration{2 * time.Millisecond, 18 * time.Millisecond}, concurrency.DefaultQueueRounds * 22 * time.Millisecond},
+		// 10ms, and twice a deviation that has decayed to nothing.
+		{"steady", []time.Duration{10 * time.Millisecond}, [2]time.Duration{8 * time.Millisecond, 11 * time.Millisecond}},
+		// About 6ms on average, 17ms planned with the spread: twice the
+		// average caps the run at about 12ms.
+		{"spread", []time.Duration{1 * time.Millisecond, 11 * time.Millisecond}, [2]time.Duration{5 * time.Millisecond, 14 * time.Millisecond}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -149,8 +150,8 @@ func TestAdaptiveQueueBudgetFollowsServiceTime(t *testing.T) {
 				if !errors.As(err, &refused) || refused.Reason != concurrency.TimedOut {
 					t.Fatalf("Acquire with every slot held = %v, want a TimedOut refusal", err)
 				}
-				if lo := concurrency.DefaultQueueRounds * 8 * time.Millisecond; waited < lo || waited > tc.most {
-					t.Errorf("waited %v behind a handler of 10ms on average, want between %v and %v", waited, lo, tc.most)
+				if lo, hi := rounds*tc.run[0], rounds*tc.run[1]; waited < lo || waited > hi {
+					t.Errorf("waited %v, want between %v and %v", waited, lo, hi)
 				}
 			})
 		})

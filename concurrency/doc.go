@@ -35,7 +35,7 @@
 // plan, so a single slow request does not make it turn everybody away. A
 // caller that finds every slot busy is refused at once when the queue is
 // full, or when others already wait and its expected wait (its place in
-// line / Limit, in rounds of the planned service time) exceeds its wait
+// line / Limit, in rounds of the planned service time) reaches its wait
 // budget: QueueTimeout, cut to its context deadline less the service time.
 // A caller that finds nobody waiting is never refused on the estimate
 // alone: it waits, up to its budget, and so keeps the estimate honest
@@ -115,8 +115,8 @@
 // GOMAXPROCS − 1, and held under the cut for a while: after ReserveP that
 // leaves the front door its P while CPU-bound handlers keep every core
 // busy. A MaxQueue left at 0 follows the limit, and a QueueTimeout left
-// at 0 follows the handler's duration: DefaultQueueRounds runs of average
-// length, at most DefaultQueueTimeout. Stats reports the limit and the signals
+// at 0 follows the handler's duration: DefaultQueueRounds planned runs
+// (each at most twice the average), at most DefaultQueueTimeout. Stats reports the limit and the signals
 // behind it (Stats.Adaptive).
 //
 // Admission reads the limit with one atomic load. The caller that closes

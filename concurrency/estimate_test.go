@@ -145,7 +145,7 @@ func TestEstimateAtBudgetRefusedAtOnce(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		l := New(Options{})
 		l.ctl.Set(2)
-		l.svc.Store(int64(10 * time.Millisecond)) // planned 10ms: a budget of 40ms
+		l.svc.Store(int64(10 * time.Millisecond)) // planned 10ms: a budget of DefaultQueueRounds × 10ms
 		var holds []func()
 		for range 2 {
 			release, ok := l.TryAcquire()
@@ -154,9 +154,9 @@ func TestEstimateAtBudgetRefusedAtOnce(t *testing.T) {
 			}
 			holds = append(holds, release)
 		}
-		// Places 1..6 expect 10, 10, 20, 20, 30, 30ms; 7 and 8 the whole 40ms.
+		// Two places a run: the last two expect the whole budget.
 		var wg sync.WaitGroup
-		for range 8 {
+		for range 2 * DefaultQueueRounds {
 			wg.Go(func() {
 				if release, err := l.Acquire(context.Background()); err == nil {
 					release()
@@ -164,8 +164,8 @@ func TestEstimateAtBudgetRefusedAtOnce(t *testing.T) {
 			})
 			synctest.Wait()
 		}
-		if s := l.Stats(); s.OverBudget != 2 || s.Queued != 6 {
-			t.Errorf("OverBudget, Queued = %d, %d, want 2, 6", s.OverBudget, s.Queued)
+		if s := l.Stats(); s.OverBudget != 2 || s.Queued != 2*DefaultQueueRounds-2 {
+			t.Errorf("OverBudget, Queued = %d, %d, want 2, %d", s.OverBudget, s.Queued, 2*DefaultQueueRounds-2)
 		}
 		for _, release := range holds {
 			release()

@@ -23,9 +23,10 @@ const (
 	// DefaultQueueTimeout is the longest a request waits in the queue.
 	DefaultQueueTimeout = 100 * time.Millisecond
 	// DefaultQueueRounds sets the default wait budget of a limit that
-	// finds itself: as long as DefaultQueueRounds runs of the handler take
-	// on average (ServiceTime), at most DefaultQueueTimeout.
-	DefaultQueueRounds = 4
+	// finds itself: DefaultQueueRounds runs of the handler, each planned
+	// with the spread of its durations but at most twice their average
+	// (ServiceTime), at most DefaultQueueTimeout.
+	DefaultQueueRounds = 5
 	// DefaultCoDelIntervalFactor sets the default CoDelInterval to
 	// DefaultCoDelIntervalFactor × CoDelTarget.
 	DefaultCoDelIntervalFactor = 20
@@ -53,7 +54,7 @@ type Options struct {
 	// budget of a request is QueueTimeout, shortened by its context
 	// deadline (less the estimated service time) if it has one.
 	// 0 means DefaultQueueTimeout, and for a limit that finds itself
-	// DefaultQueueRounds × the average service time, at most
+	// DefaultQueueRounds planned runs of the handler, at most
 	// DefaultQueueTimeout (a queue is there to absorb bursts, and a
 	// request that waits longer than a few runs of the handler is likely
 	// to reach its client after the client gave up); -1 means no timeout
