@@ -224,9 +224,9 @@ func deadlinePassed(ctx context.Context) bool {
 // waitBudgetLocked returns how long a request arriving at now may wait:
 // QueueTimeout (for a limit that finds itself, at most DefaultQueueRounds
 // planned service times, each at most twice the average), cut to its
-// context deadline less the estimated service
-// time, and cut to CoDelTarget while a standing queue persists: one that
-// has been non-empty without a break for longer than CoDelInterval. (The
+// context deadline less the estimated service time, and cut to CoDelTarget
+// while a standing queue persists: one that has been non-empty without a
+// break for longer than CoDelInterval. (The
 // last moment the queue was seen empty would not do: after an idle period
 // it is long past, and a burst would start with a cut budget.)
 func (l *Limiter) waitBudgetLocked(ctx context.Context, now time.Time) time.Duration {

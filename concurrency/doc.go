@@ -116,8 +116,8 @@
 // leaves the front door its P while CPU-bound handlers keep every core
 // busy. A MaxQueue left at 0 follows the limit, and a QueueTimeout left
 // at 0 follows the handler's duration: DefaultQueueRounds planned runs
-// (each at most twice the average), at most DefaultQueueTimeout. Stats reports the limit and the signals
-// behind it (Stats.Adaptive).
+// (each at most twice the average), at most DefaultQueueTimeout. Stats
+// reports the limit and the signals behind it (Stats.Adaptive).
 //
 // Admission reads the limit with one atomic load. The caller that closes
 // a window updates the limit; nothing runs in the background.

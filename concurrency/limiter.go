@@ -143,7 +143,7 @@ type Limiter struct {
 	limit    int64                // fixed limit; 0 when ctl finds it
 	ctl      *adaptive.Controller // nil: the limit is fixed
 	qfactor  int64                // > 0: the queue bound is qfactor × the limit of the moment
-	rounds   bool                 // the wait budget follows the average service time
+	rounds   bool                 // the wait budget follows the planned service time
 	maxQueue int
 	timeout  time.Duration
 	order    Order

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"time"
@@ -33,8 +34,8 @@ func medians(res []result) []result {
 		m.capacity = median(g, func(r result) float64 { return r.capacity })
 		m.capBurn = median(g, func(r result) float64 { return r.capBurn })
 		m.pct = median(g, func(r result) float64 { return r.pct })
-		m.lo = slices.MinFunc(g, func(a, b result) int { return cmpFloat(a.pct, b.pct) }).pct
-		m.hi = slices.MaxFunc(g, func(a, b result) int { return cmpFloat(a.pct, b.pct) }).pct
+		m.lo = slices.MinFunc(g, func(a, b result) int { return cmp.Compare(a.pct, b.pct) }).pct
+		m.hi = slices.MaxFunc(g, func(a, b result) int { return cmp.Compare(a.pct, b.pct) }).pct
 		m.timeouts = median(g, func(r result) float64 { return r.timeouts })
 		m.refused = median(g, func(r result) float64 { return r.refused })
 		dur := func(f func(result) time.Duration) time.Duration {
@@ -71,16 +72,6 @@ func median(g []result, f func(result) float64) float64 {
 	}
 	slices.Sort(v)
 	return v[(len(v)-1)/2]
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // printMedians prints the medians of n rounds, a row per variant and load.

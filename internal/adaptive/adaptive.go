@@ -4,8 +4,8 @@
 //
 // The limit follows a bandwidth-delay product, as TCP's BBR does for
 // packets: limit = gain × (the highest goodput of recent windows) × (the
-// service time without queueing), rounded up. Below that many requests in flight
-// every added request adds goodput; above it requests only wait
+// service time without queueing), rounded up. Below that many requests in
+// flight every added request adds goodput; above it requests only wait
 // (for a pool, a lock, a core), and latency grows while goodput does not.
 // A small gain above 1 keeps whatever the requests wait on busy.
 //
