@@ -109,19 +109,18 @@ func (l *Limiter) wait(ctx context.Context, lv priority.Level, key uint64) (why 
 	// refuse the requests that priorities exist to serve.
 	first := n == 0 || l.levels != nil && int64(ahead) < l.lim()
 	// The estimate is a bound, so that a request rarely waits out its
-	// budget in vain; but with levels, a critical request, and one that
-	// has waiters of lower levels behind it, is one that priorities exist
-	// to serve: it is judged on the mean wait, and if that was too hopeful
-	// it waits out its budget and is refused then, still before a client
-	// timeout the budget was set below. (Critical requests alone in the
-	// queue, the sheddable ones refused, are still the ones to serve.)
+	// budget in vain; but with levels, a request that has waiters of lower
+	// levels behind it is one that priorities exist to serve: it is
+	// judged on the mean wait, and if that was too hopeful it waits out
+	// its budget and is refused then, still before a client timeout the
+	// budget was set below.
 	// A request whose estimate takes its whole budget is refused too:
 	// with nothing left for the estimate's error it would most likely
 	// wait out its budget and be refused late (the budget of a limit that
 	// finds itself is a whole number of planned runs, and so is the
 	// estimate).
 	est := l.estimate
-	if l.levels != nil && (lv >= priority.Critical || l.q.Below(lv)) {
+	if l.levels != nil && l.q.Below(lv) {
 		est = l.meanWait
 	}
 	if budget <= 0 || !first && est(ahead+1) >= budget {

@@ -64,8 +64,7 @@ func (l *Limiter) estimate(pos int) time.Duration {
 
 // meanWait returns the mean expected wait of the request at 1-based place
 // pos in line: pos/Limit of the average service time. With priorities it
-// judges a critical request, and one that has waiters of lower levels
-// behind it (see wait).
+// judges a request that has waiters of lower levels behind it (see wait).
 func (l *Limiter) meanWait(pos int) time.Duration {
 	return time.Duration(int64(pos) * l.svc.Load() / l.lim())
 }

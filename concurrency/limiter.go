@@ -98,10 +98,9 @@ type Options struct {
 	// waiter of the lowest level below its own, and a request's place in
 	// line, which its estimated wait is computed from, counts only the
 	// waiters served before it; with fewer than Limit of them it is never
-	// refused on the estimate, and a critical request (priority.Critical
-	// and above), or one with waiters of lower levels behind it, is
-	// refused on its mean wait rather than on the bound (it may then wait
-	// out its budget and be refused at its end). A free slot is
+	// refused on the estimate, and with waiters of lower levels behind it
+	// it is refused on its mean wait rather than on the bound (it may then
+	// wait out its budget and be refused at its end). A free slot is
 	// anyone's: with nobody waiting, a request of any level runs at once.
 	// Acquire takes the level from its context (priority.FromContext). A
 	// refusal names the level refused in the header
