@@ -232,6 +232,37 @@ func TestPriorityAcquire(t *testing.T) {
 	})
 }
 
+// waiters acquire slots of l, each in a goroutine of its own, and record
+// the names of those served, in the order they got a slot.
+type waiters struct {
+	l      *Limiter
+	wg     sync.WaitGroup
+	mu     sync.Mutex
+	served []string
+}
+
+// acquire starts a caller named name of level lv, and returns once it
+// holds a slot, waits or was refused (synctest.Wait).
+func (w *waiters) acquire(name string, lv priority.Level) {
+	w.wg.Go(func() {
+		release, err := w.l.Acquire(priority.WithLevel(context.Background(), lv))
+		if err != nil {
+			return
+		}
+		w.mu.Lock()
+		w.served = append(w.served, name)
+		w.mu.Unlock()
+		release()
+	})
+	synctest.Wait()
+}
+
+// wait waits for every caller and returns the names served, in order.
+func (w *waiters) wait() string {
+	w.wg.Wait()
+	return strings.Join(w.served, " ")
+}
+
 // TestPriorityFirstInLine: a request that the next free slots will serve
 // (fewer than Limit of its level or above ahead of it) waits out its
 // budget instead of being refused on the estimate; one further back is
@@ -245,34 +276,18 @@ func TestPriorityFirstInLine(t *testing.T) {
 		l.observe(40 * time.Millisecond)
 		hold1, _ := l.Acquire(context.Background())
 		hold2, _ := l.Acquire(context.Background())
-		var mu sync.Mutex
-		var served []string
-		var wg sync.WaitGroup
-		acquire := func(name string, lv priority.Level) {
-			wg.Go(func() {
-				release, err := l.Acquire(priority.WithLevel(context.Background(), lv))
-				if err != nil {
-					return
-				}
-				mu.Lock()
-				served = append(served, name)
-				mu.Unlock()
-				release()
-			})
-			synctest.Wait()
-		}
-		acquire("s1", shd) // nobody waiting
-		acquire("s2", shd) // one ahead, fewer than Limit
-		acquire("s3", shd) // two ahead: refused on the estimate
-		acquire("c1", crit)
-		acquire("c2", crit)
-		acquire("c3", crit) // two critical ahead: refused on the estimate
+		w := &waiters{l: l}
+		w.acquire("s1", shd) // nobody waiting
+		w.acquire("s2", shd) // one ahead, fewer than Limit
+		w.acquire("s3", shd) // two ahead: refused on the estimate
+		w.acquire("c1", crit)
+		w.acquire("c2", crit)
+		w.acquire("c3", crit) // two critical ahead: refused on the estimate
 		time.Sleep(10 * time.Millisecond)
 		hold1() // the waiters pass through this slot one by one, in order
 		synctest.Wait()
 		hold2()
-		wg.Wait()
-		if got := strings.Join(served, " "); got != "c1 c2 s1 s2" {
+		if got := w.wait(); got != "c1 c2 s1 s2" {
 			t.Errorf("served %q, want \"c1 c2 s1 s2\"", got)
 		}
 		st := l.Stats()
@@ -302,31 +317,15 @@ func TestPriorityMeanWait(t *testing.T) {
 				// its mean wait (30 ms) is not.
 				l.observe(10 * time.Millisecond)
 				hold, _ := l.Acquire(context.Background())
-				var mu sync.Mutex
-				var served []string
-				var wg sync.WaitGroup
-				acquire := func(name string, lv priority.Level) {
-					wg.Go(func() {
-						release, err := l.Acquire(priority.WithLevel(context.Background(), lv))
-						if err != nil {
-							return
-						}
-						mu.Lock()
-						served = append(served, name)
-						mu.Unlock()
-						release()
-					})
-					synctest.Wait()
-				}
+				w := &waiters{l: l}
 				if tt.sheddable {
-					acquire("s1", shd)
+					w.acquire("s1", shd)
 				}
-				acquire("c1", crit)
-				acquire("c2", crit)
-				acquire("c3", crit)
+				w.acquire("c1", crit)
+				w.acquire("c2", crit)
+				w.acquire("c3", crit)
 				hold()
-				wg.Wait()
-				if got := strings.Join(served, " "); got != tt.wantServed {
+				if got := w.wait(); got != tt.wantServed {
 					t.Errorf("served %q, want %q", got, tt.wantServed)
 				}
 			})
