@@ -25,11 +25,7 @@ func TestColdStart(t *testing.T) {
 			s := newSim(t, c, poolSize, poolSize, time.Second)
 			s.setRate(load * poolCap)
 			s.setService(about(poolSvc))
-			s.run(15 * time.Second)
-			s.finish()
-			if testing.Verbose() {
-				s.trace(15)
-			}
+			s.runAll(15 * time.Second)
 			for sec := 5; sec < 15; sec++ {
 				if g := s.goodput(sec, sec+1); g < 0.95*poolCap {
 					t.Errorf("%.1fx: goodput in second %d = %.0f/s, want >= 95%% of %.0f/s", load, sec, g, poolCap)
@@ -65,11 +61,7 @@ func TestCapacityStep(t *testing.T) {
 			time.Sleep(40 * time.Second)
 			s.resize(poolSize)
 		}()
-		s.run(60 * time.Second)
-		s.finish()
-		if testing.Verbose() {
-			s.trace(60)
-		}
+		s.runAll(60 * time.Second)
 		for _, p := range []struct {
 			from, to int
 			capacity float64
@@ -90,11 +82,7 @@ func TestNoDrift(t *testing.T) {
 		s := newSim(t, c, poolSize, poolSize, time.Second)
 		s.setRate(3 * poolCap)
 		s.setService(about(poolSvc))
-		s.run(70 * time.Second)
-		s.finish()
-		if testing.Verbose() {
-			s.trace(70)
-		}
+		s.runAll(70 * time.Second)
 		lo, hi := s.limitRange(10, 70)
 		mid := float64(lo+hi) / 2
 		if float64(hi) > 1.1*mid || float64(lo) < 0.9*mid {
@@ -118,11 +106,7 @@ func TestSlowDependency(t *testing.T) {
 			time.Sleep(20 * time.Second)
 			s.setService(about(200 * time.Millisecond))
 		}()
-		s.run(50 * time.Second)
-		s.finish()
-		if testing.Verbose() {
-			s.trace(50)
-		}
+		s.runAll(50 * time.Second)
 		if g := s.goodput(10, 20); g < 0.97*rate {
 			t.Errorf("goodput before the slowdown = %.0f/s, want >= 97%% of %d/s", g, rate)
 		}
@@ -146,11 +130,7 @@ func TestRecovery(t *testing.T) {
 			time.Sleep(20 * time.Second)
 			s.setRate(0.6 * poolCap)
 		}()
-		s.run(40 * time.Second)
-		s.finish()
-		if testing.Verbose() {
-			s.trace(40)
-		}
+		s.runAll(40 * time.Second)
 		if n := s.refusals(22, 40); n > 0 {
 			t.Errorf("%d refusals at 0.6x after overload ended, want 0", n)
 		}
@@ -176,11 +156,7 @@ func TestHeavyTail(t *testing.T) {
 		s := newSim(t, newTestController(t, quiet), poolSize, poolSize, 10*time.Second)
 		s.setRate(2 * capacity)
 		s.setService(pareto)
-		s.run(60 * time.Second)
-		s.finish()
-		if testing.Verbose() {
-			s.trace(60)
-		}
+		s.runAll(60 * time.Second)
 		if g := s.goodput(10, 60); g < 0.9*capacity {
 			t.Errorf("goodput = %.0f/s, want >= 90%% of %.0f/s (mean service %v)", g, capacity, mean)
 		}
@@ -212,11 +188,7 @@ func TestCPUBound(t *testing.T) {
 			s.queue = 50 * time.Millisecond
 			s.setRate(load * capacity)
 			s.setService(about(svc))
-			s.run(20 * time.Second)
-			s.finish()
-			if testing.Verbose() {
-				s.trace(20)
-			}
+			s.runAll(20 * time.Second)
 			want := min(load, 1) * capacity * 0.9
 			if load < 1 {
 				if n := s.refusals(2, 20); n > 0 {
@@ -262,11 +234,7 @@ func TestFractionalCore(t *testing.T) {
 			time.Sleep(10 * time.Second)
 			s.cores.Store(2.0)
 		}()
-		s.run(30 * time.Second)
-		s.finish()
-		if testing.Verbose() {
-			s.trace(30)
-		}
+		s.runAll(30 * time.Second)
 		for _, p := range []struct {
 			from, to int
 			capacity float64
@@ -288,11 +256,7 @@ func TestSchedLatencyElsewhere(t *testing.T) {
 		s := newSim(t, c, poolSize, poolSize, time.Second)
 		s.setRate(2 * poolCap)
 		s.setService(about(poolSvc))
-		s.run(60 * time.Second)
-		s.finish()
-		if testing.Verbose() {
-			s.trace(60)
-		}
+		s.runAll(60 * time.Second)
 		if g := s.goodput(5, 60); g < 0.9*poolCap {
 			t.Errorf("goodput = %.0f/s, want >= 90%% of %.0f/s", g, poolCap)
 		}

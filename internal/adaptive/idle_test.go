@@ -15,11 +15,7 @@ func TestColdStartAfterIdle(t *testing.T) {
 		s := newSim(t, c, poolSize, poolSize, time.Second)
 		s.setRate(3 * poolCap)
 		s.setService(about(poolSvc))
-		s.run(10 * time.Second)
-		s.finish()
-		if testing.Verbose() {
-			s.trace(10)
-		}
+		s.runAll(10 * time.Second)
 		for sec := 5; sec < 10; sec++ {
 			if g := s.goodput(sec, sec+1); g < 0.95*poolCap {
 				t.Errorf("goodput in second %d = %.0f/s, want >= 95%% of %.0f/s", sec, g, poolCap)

@@ -204,6 +204,16 @@ func (s *sim) share(svc time.Duration) {
 	}
 }
 
+// runAll generates load for d, waits for every request to complete and,
+// under -v, logs the trace.
+func (s *sim) runAll(d time.Duration) {
+	s.run(d)
+	s.finish()
+	if testing.Verbose() {
+		s.trace(int(d / time.Second))
+	}
+}
+
 // finish waits for every request to complete.
 func (s *sim) finish() { s.wg.Wait() }
 
