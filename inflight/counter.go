@@ -43,14 +43,19 @@ func (c *Counter) TryInc(limit int64) bool {
 // Dec subtracts one from the count and returns the new count. Every
 // successful Inc or TryInc must be matched by exactly one Dec; Dec panics
 // if the count would go below zero, since that is a bookkeeping bug that
-// would otherwise silently raise every limit.
+// would otherwise silently raise every limit. Check and decrement are one
+// compare-and-swap, so a Dec that panics never changes the count, not
+// even for an instant: it cannot let a concurrent TryInc pass the limit.
 func (c *Counter) Dec() int64 {
-	n := c.n.Add(-1)
-	if n < 0 {
-		c.n.Add(1)
-		panic("inflight: Dec without a matching Inc")
+	for {
+		n := c.n.Load()
+		if n <= 0 {
+			panic("inflight: Dec without a matching Inc")
+		}
+		if c.n.CompareAndSwap(n, n-1) {
+			return n - 1
+		}
 	}
-	return n
 }
 
 // Load returns the current count.
