@@ -29,5 +29,6 @@
 // WithLevel stores a level in a context and FromContext reads it back.
 // Transport sends the level of an outgoing request's context in a header
 // (DefaultHeader unless told otherwise), so a chain of services that each
-// classify with Header sheds consistently.
+// classify with Header sheds consistently. It sends it only to the host
+// the caller asked for, never to another host a redirect leads to.
 package priority

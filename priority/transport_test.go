@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"sync/atomic"
 	"testing"
 
 	"github.com/frontdoor-go/frontdoor/priority"
@@ -118,4 +119,103 @@ func mustURL(t *testing.T) *url.URL {
 		t.Fatal(err)
 	}
 	return u
+}
+
+// idleRecorder is a Base that records CloseIdleConnections.
+type idleRecorder struct {
+	http.RoundTripper
+	closed int
+}
+
+func (r *idleRecorder) CloseIdleConnections() { r.closed++ }
+
+// A Transport passes CloseIdleConnections on to its Base, so that
+// http.Client.CloseIdleConnections closes the connections Base keeps.
+func TestTransportCloseIdleConnections(t *testing.T) {
+	base := &idleRecorder{}
+	tr := &priority.Transport{Base: base}
+	closer, ok := any(tr).(interface{ CloseIdleConnections() })
+	if !ok {
+		t.Fatal("Transport has no CloseIdleConnections method")
+	}
+	closer.CloseIdleConnections()
+	(&http.Client{Transport: tr}).CloseIdleConnections()
+	if base.closed != 2 {
+		t.Errorf("Base.CloseIdleConnections called %d times, want 2", base.closed)
+	}
+	// A Base without the method is skipped; nil Base means
+	// http.DefaultTransport, which has it.
+	for _, tr := range []any{&priority.Transport{Base: roundTripFunc(nil)}, &priority.Transport{}} {
+		tr.(interface{ CloseIdleConnections() }).CloseIdleConnections()
+	}
+}
+
+// A redirect to another host (or port) does not carry the level: it is
+// sent only to the host and port of the first request of a redirect chain.
+func TestTransportRedirectKeepsLevelHome(t *testing.T) {
+	for _, tt := range []struct {
+		name, from, to string
+		want           string // level header the redirect target receives
+	}{
+		{"same host", "http://api.internal/a", "http://api.internal/b", "critical_plus"},
+		{"same host, relative", "http://api.internal/a", "/b", "critical_plus"},
+		{"same host, default port spelled out", "http://API.internal/a", "http://api.internal:80/b", "critical_plus"},
+		{"another host", "http://api.internal/a", "http://third.party/b", ""},
+		{"a subdomain", "http://internal/a", "http://api.internal/b", ""},
+		{"another port", "http://api.internal/a", "http://api.internal:8080/b", ""},
+		{"another scheme", "http://api.internal/a", "https://api.internal/b", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string // the header of each request sent, in order
+			tr := &priority.Transport{Base: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+				got = append(got, r.Header.Get(priority.DefaultHeader))
+				resp := &http.Response{StatusCode: 200, Header: http.Header{}, Body: http.NoBody, Request: r}
+				if len(got) == 1 {
+					resp.StatusCode = http.StatusFound
+					resp.Header.Set("Location", tt.to)
+				}
+				return resp, nil
+			})}
+			ctx := priority.WithLevel(context.Background(), priority.CriticalPlus)
+			req, _ := http.NewRequestWithContext(ctx, "GET", tt.from, nil)
+			resp, err := (&http.Client{Transport: tr}).Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if len(got) != 2 {
+				t.Fatalf("%d requests sent, want 2", len(got))
+			}
+			if got[0] != "critical_plus" {
+				t.Errorf("first request sent %q, want critical_plus", got[0])
+			}
+			if got[1] != tt.want {
+				t.Errorf("redirect to %s sent %q, want %q", tt.to, got[1], tt.want)
+			}
+		})
+	}
+}
+
+// Over the wire: a server that redirects to another server (another
+// port) does not pass the level on.
+func TestTransportRedirectWire(t *testing.T) {
+	var seen atomic.Value
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		seen.Store(r.Header.Get(priority.DefaultHeader))
+	}))
+	defer other.Close()
+	home := httptest.NewServer(http.RedirectHandler(other.URL+"/elsewhere", http.StatusFound))
+	defer home.Close()
+	client := &http.Client{Transport: &priority.Transport{}}
+	defer client.CloseIdleConnections()
+	ctx := priority.WithLevel(context.Background(), priority.CriticalPlus)
+	req, _ := http.NewRequestWithContext(ctx, "GET", home.URL, nil)
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if v, _ := seen.Load().(string); v != "" {
+		t.Errorf("the other server received %s: %q, want none", priority.DefaultHeader, v)
+	}
 }
