@@ -1,8 +1,10 @@
 package frontdoortest_test
 
 import (
+	"context"
 	"fmt"
 	"net/http/httptest"
+	"time"
 
 	"github.com/frontdoor-go/frontdoor/frontdoortest"
 	"github.com/frontdoor-go/frontdoor/shed"
@@ -16,7 +18,12 @@ func ExampleGate() {
 		frontdoortest.Start(h, httptest.NewRequest("GET", "/", nil)),
 		frontdoortest.Start(h, httptest.NewRequest("GET", "/", nil)),
 	}
-	gate.WaitInside(2)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := gate.WaitInside(ctx, 2); err != nil {
+		fmt.Println(err)
+		return
+	}
 
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, httptest.NewRequest("GET", "/", nil))

@@ -9,7 +9,11 @@
 //		frontdoortest.Start(h, httptest.NewRequest("GET", "/", nil)),
 //		frontdoortest.Start(h, httptest.NewRequest("GET", "/", nil)),
 //	}
-//	gate.WaitInside(2) // the limit is full
+//	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+//	defer cancel()
+//	if err := gate.WaitInside(ctx, 2); err != nil { // the limit is full
+//		t.Fatal(err)
+//	}
 //	rec := httptest.NewRecorder()
 //	h.ServeHTTP(rec, httptest.NewRequest("GET", "/", nil)) // 503
 //	gate.Open()
@@ -18,10 +22,12 @@
 //	}
 //
 // Everything here works inside a testing/synctest bubble, where waiting
-// for a queued request is synctest.Wait.
+// for a queued request is synctest.Wait, and outside one, where
+// WaitInside needs a context with a timeout to fail rather than hang.
 package frontdoortest
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -65,16 +71,25 @@ func (g *Gate) Inside() int {
 	return g.inside
 }
 
-// WaitInside blocks until the gate holds at least n requests.
-func (g *Gate) WaitInside(n int) {
+// WaitInside blocks until the gate holds at least n requests, and then
+// returns nil, or until ctx is done, and then returns ctx.Err(). With a
+// ctx that is never done (context.Background) it blocks for as long as n
+// is not reached: inside a testing/synctest bubble, synctest reports the
+// deadlock once nothing else can run; outside one, pass a ctx with a
+// timeout, or the test hangs until go test's -timeout.
+func (g *Gate) WaitInside(ctx context.Context, n int) error {
 	for {
 		g.mu.Lock()
 		inside, changed := g.inside, g.changed
 		g.mu.Unlock()
 		if inside >= n {
-			return
+			return nil
 		}
-		<-changed
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
 }
 

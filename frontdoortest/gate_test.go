@@ -5,6 +5,7 @@ import (
 	"net/http/httptest"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/frontdoor-go/frontdoor/internal/leaktest"
 )
@@ -15,7 +16,9 @@ func TestGate(t *testing.T) {
 		a := Start(g, httptest.NewRequest("GET", "/", nil))
 		ctx, cancel := context.WithCancel(context.Background())
 		b := Start(g, httptest.NewRequest("GET", "/", nil).WithContext(ctx))
-		g.WaitInside(2)
+		if err := g.WaitInside(context.Background(), 2); err != nil {
+			t.Fatal(err)
+		}
 		if got := g.Inside(); got != 2 {
 			t.Fatalf("Inside() = %d, want 2", got)
 		}
@@ -44,3 +47,23 @@ func TestGate(t *testing.T) {
 }
 
 func TestMain(m *testing.M) { leaktest.VerifyTestMain(m) }
+
+// WaitInside returns the context's error when the count is never reached,
+// instead of blocking for ever, and nil as soon as it is.
+func TestWaitInsideEndsWithItsContext(t *testing.T) {
+	g := NewGate()
+	defer g.Open()
+	held := Start(g, httptest.NewRequest("GET", "/", nil))
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := g.WaitInside(ctx, 1); err != nil {
+		t.Fatalf("WaitInside(1) with one inside = %v, want nil", err)
+	}
+	short, cancelShort := context.WithTimeout(context.Background(), 10*time.Millisecond)
+	defer cancelShort()
+	if err := g.WaitInside(short, 2); err != context.DeadlineExceeded {
+		t.Errorf("WaitInside(2) with one inside = %v, want %v", err, context.DeadlineExceeded)
+	}
+	g.Open()
+	<-held
+}

@@ -1,6 +1,7 @@
 package frontdoortest_test
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -43,7 +44,9 @@ func TestRefusals(t *testing.T) {
 				for range tt.hold {
 					held = append(held, frontdoortest.Start(h, get()))
 				}
-				gate.WaitInside(tt.hold)
+				if err := gate.WaitInside(context.Background(), tt.hold); err != nil {
+					t.Fatal(err)
+				}
 
 				last := frontdoortest.Start(h, tt.req())
 				synctest.Wait() // the last request is answered or held inside
@@ -71,7 +74,9 @@ func TestQueued(t *testing.T) {
 		l := concurrency.New(concurrency.Options{Limit: 1})
 		h := l.Handler(gate)
 		first := frontdoortest.Start(h, httptest.NewRequest("GET", "/", nil))
-		gate.WaitInside(1)
+		if err := gate.WaitInside(context.Background(), 1); err != nil {
+			t.Fatal(err)
+		}
 		second := frontdoortest.Start(h, httptest.NewRequest("GET", "/", nil))
 		synctest.Wait()
 		if got := l.Stats().Queued; got != 1 {

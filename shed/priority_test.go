@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/frontdoor-go/frontdoor/frontdoortest"
 	"github.com/frontdoor-go/frontdoor/priority"
@@ -18,6 +19,16 @@ func levelRequest(path string, l priority.Level) *http.Request {
 	r := httptest.NewRequest("GET", path, nil)
 	r.Header.Set(priority.DefaultHeader, l.String())
 	return r
+}
+
+// waitInside waits until gate holds n requests, for at most ten seconds.
+func waitInside(t *testing.T, gate *frontdoortest.Gate, n int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	if err := gate.WaitInside(ctx, n); err != nil {
+		t.Fatalf("WaitInside(%d): %v; %d inside", n, err, gate.Inside())
+	}
 }
 
 // withReserve returns a Shedder of limit 20 classifying by header, whose
@@ -39,7 +50,7 @@ func withReserve(t *testing.T, opts shed.Options) (*shed.Shedder, http.Handler, 
 	for range 5 {
 		held = append(held, frontdoortest.Start(h, levelRequest("/hold", priority.Critical)))
 	}
-	gate.WaitInside(5)
+	waitInside(t, gate, 5)
 	for i := range 1000 {
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, levelRequest("/", priority.Sheddable))
@@ -54,7 +65,7 @@ func withReserve(t *testing.T, opts shed.Options) (*shed.Shedder, http.Handler, 
 	for range 20 - reserved - 5 {
 		held = append(held, frontdoortest.Start(h, levelRequest("/hold", priority.Sheddable)))
 	}
-	gate.WaitInside(20 - reserved)
+	waitInside(t, gate, 20-reserved)
 	return s, h, gate, held
 }
 
@@ -94,7 +105,7 @@ func TestPriorityWhoIsRefused(t *testing.T) {
 	for range reserved {
 		held = append(held, frontdoortest.Start(h, levelRequest("/hold", priority.Critical)))
 	}
-	gate.WaitInside(20)
+	waitInside(t, gate, 20)
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, levelRequest("/", priority.CriticalPlus))
 	if rec.Code != 503 || rec.Header().Get(priority.DefaultHeader) != "critical_plus" {
@@ -154,7 +165,7 @@ func TestPriorityOff(t *testing.T) {
 	gate := frontdoortest.NewGate()
 	h := s.Handler(gate)
 	c := frontdoortest.Start(h, levelRequest("/", priority.Critical))
-	gate.WaitInside(1)
+	waitInside(t, gate, 1)
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, levelRequest("/", priority.CriticalPlus))
 	gate.Open()
