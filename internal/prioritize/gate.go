@@ -71,10 +71,11 @@ type Gate struct {
 
 // levelCounts are one level's counters, on a cache line of their own.
 type levelCounts struct {
-	arrived  atomic.Uint64
+	arrived  atomic.Uint64 // paces the samples
+	admitted atomic.Uint64
 	refused  atomic.Uint64
 	inFlight atomic.Int64
-	_        [40]byte
+	_        [32]byte
 }
 
 // TryAcquire counts one request of level l (and tenant key, if g is Fair)
@@ -96,6 +97,7 @@ func (g *Gate) TryAcquire(c *inflight.Counter, limit int64, l priority.Level, ke
 	}
 	// The lowest level is above nobody: its demand is never needed, but
 	// for a Fair Gate's shares.
+	p.admitted.Add(1)
 	if i > 0 || g.Fair {
 		p.inFlight.Add(1)
 	}
@@ -132,12 +134,11 @@ func (g *Gate) Release(c *inflight.Counter, l priority.Level, key uint64) {
 }
 
 // Counts returns how many requests of level l were admitted and refused.
+// Each is a counter of its own, so each only rises from one call to the
+// next; the two are not read at one instant.
 func (g *Gate) Counts(l priority.Level) (admitted, refused uint64) {
 	p := &g.per[l.Index()]
-	// refused first: arrived is counted before refused, so it is never
-	// below the refused read before it.
-	refused = p.refused.Load()
-	return p.arrived.Load() - refused, refused
+	return p.admitted.Load(), p.refused.Load()
 }
 
 // Reserved returns how many slots level l now leaves free for the levels
