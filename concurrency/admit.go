@@ -32,6 +32,10 @@ func (l *Limiter) Acquire(ctx context.Context) (release func(), err error) {
 	switch {
 	case ctx.Err() != nil:
 		why, ok = l.ended(ctx)
+		if l.levels != nil {
+			lv, _ := priority.FromContext(ctx)
+			l.levels.count(lv, why, ok)
+		}
 	case l.levels != nil:
 		lv, _ := priority.FromContext(ctx)
 		why, ok = l.acquireLevel(ctx, lv, 0)
