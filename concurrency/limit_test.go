@@ -113,10 +113,14 @@ func TestRefusalResponse(t *testing.T) {
 	}
 }
 
+// Reject finds Retry-After set, and no Connection header: a Limiter
+// never closes the connection of a refused request.
 func TestReject(t *testing.T) {
 	var sawRetry string
+	var sawConnection []string
 	l := New(Options{Limit: 1, MaxQueue: -1, Reject: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		sawRetry = w.Header().Get("Retry-After")
+		sawConnection = w.Header()["Connection"]
 		http.Error(w, "try the client-side render", http.StatusServiceUnavailable)
 	})})
 	g := newGate()
@@ -129,6 +133,9 @@ func TestReject(t *testing.T) {
 	h.ServeHTTP(rec, httptest.NewRequest("GET", "/", nil))
 	if got := rec.Body.String(); got != "try the client-side render\n" || sawRetry != "1" {
 		t.Errorf("body, Retry-After = %q, %q, want the Reject handler's, \"1\"", got, sawRetry)
+	}
+	if sawConnection != nil {
+		t.Errorf("Reject found Connection: %q, want none", sawConnection)
 	}
 	close(g.release)
 	<-hold

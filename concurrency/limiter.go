@@ -84,12 +84,13 @@ type Options struct {
 	Counter *inflight.Counter
 
 	// Reject, if not nil, writes the answer to a refused request instead
-	// of the default. When it is called, the refusal's headers
-	// (Retry-After, and Connection: close when the connection will be
-	// closed) are already set on w with values of this request's own;
-	// Reject writes the status and the body. It is not called for
-	// requests whose client went away. The default is 503 Service
-	// Unavailable with a short plain-text body.
+	// of the default. When it is called, Retry-After is already set on w
+	// with a value of this request's own (and, with Priority, the level
+	// refused: see Handler); Reject writes the status and the body. A
+	// Limiter sets no Connection header: the connection stays open
+	// unless Reject closes it. It is not called for requests whose
+	// client went away. The default is 503 Service Unavailable with a
+	// short plain-text body.
 	Reject http.Handler
 
 	// Priority, if not nil, gives each request its level (see package
