@@ -1,15 +1,16 @@
 package concurrency
 
 import (
+	"github.com/frontdoor-go/frontdoor/inflight"
 	"github.com/frontdoor-go/frontdoor/internal/adaptive"
 )
 
-// newController returns the controller of a limit that finds itself. It
-// starts one below GOMAXPROCS (at least 1): below the cores, so that the
-// first windows measure the handler without queueing, and leaving a P for
-// the front door when ReserveP added one.
-func newController(procs int) *adaptive.Controller {
-	return adaptive.New(int64(max(procs-1, 1)))
+// newController returns the controller of a limit that finds itself,
+// reading the running requests from c. It heeds goroutines waiting for a
+// P in the first window: a Limiter is the one closest to CPU-bound
+// handlers.
+func newController(c *inflight.Counter) *adaptive.Controller {
+	return adaptive.New(adaptive.Config{InFlight: c.Load, SchedWindows: 1})
 }
 
 // lim returns the limit of the moment: one atomic load when it finds

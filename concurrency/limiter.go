@@ -247,7 +247,7 @@ func New(o Options) *Limiter {
 	}
 	l.procs.Store(int64(l.maxprocs()))
 	if o.Limit == 0 {
-		l.ctl = newController(l.maxprocs())
+		l.ctl = newController(l.running)
 	}
 	return l
 }

@@ -3,15 +3,20 @@ package shed
 import (
 	"context"
 
+	"github.com/frontdoor-go/frontdoor/inflight"
 	"github.com/frontdoor-go/frontdoor/internal/adaptive"
 )
 
-// initialLimit is where a limit that finds itself starts: low enough that
-// the first windows measure the service time without queueing; the limit
-// then doubles per window while goodput rises with it.
-const initialLimit = 4
+// schedWindows is how many windows in a row goroutines must wait for a P
+// before a Shedder's open limit is cut to the Ps: more than the one a
+// concurrency.Limiter behind it waits, so that the Limiter, closer to the
+// CPU-bound handlers, acts first and the Shedder never reads the
+// Limiter's doing as its own.
+const schedWindows = 3
 
-func newController() *adaptive.Controller { return adaptive.New(initialLimit) }
+func newController(c *inflight.Counter) *adaptive.Controller {
+	return adaptive.New(adaptive.Config{InFlight: c.Load, SchedWindows: schedWindows})
+}
 
 // release gives back the place of a request that Handler admitted, with
 // token from the controller, and tells the controller it completed.

@@ -123,7 +123,7 @@ func New(opts Options) *Shedder {
 	}
 	s.limit.Store(int64(opts.Limit))
 	if opts.Limit == 0 {
-		s.ctl = newController()
+		s.ctl = newController(s.counter)
 	}
 	return s
 }

@@ -2,40 +2,34 @@
 // completes, so that shed and concurrency can run without a number from
 // the user.
 //
-// The limit follows a bandwidth-delay product, as TCP's BBR does for
-// packets: limit = gain × (the highest goodput of recent windows) × (the
-// service time without queueing), rounded up. Below that many requests in
-// flight every added request adds goodput; above it requests only wait
-// (for a pool, a lock, a core), and latency grows while goodput does not.
-// A small gain above 1 keeps whatever the requests wait on busy.
+// A limit starts open and stays open until there is evidence of overload,
+// because a cold server is not overloaded and response time alone is not
+// overload: it changes with the request mix and with dependencies. The
+// evidence is queueing: goroutines waiting for a P (the Go scheduler's
+// latency) while at least GOMAXPROCS − 1 requests run; a queue growing
+// behind the handler (a pool, a lock), seen as latency and the in-flight
+// count rising window after window while goodput does not; or most of the
+// work done for callers that are already gone.
+//
+// On that evidence the limit is set to the knee it points at: GOMAXPROCS
+// − 1 for goroutines waiting for a P (and opened again if that cures
+// nothing, as when another process takes the CPU), otherwise a
+// bandwidth-delay product, as TCP's BBR does for packets: limit = gain ×
+// goodput × the service time without queueing (the lowest latency of
+// recent windows), rounded up. From there, while the limit binds, it grows
+// while latency stays near that service time and falls back to the knee
+// when it does not; a limit that has not bound for a while opens again.
 //
 // The controller watches windows of a few service times. Per window it
 // counts the completions that were still wanted (the client had not gone
-// and the deadline had not passed), the mean latency of sampled requests,
-// whether the limit bound (a refusal or a queued request), the time spent
-// in the caller's queue, and the Go scheduler's latency (how long runnable
-// goroutines waited for a P). From a cold start it doubles the limit per
-// window while goodput keeps rising with it and latency stays flat.
-//
-// The baseline service time cannot drift up under sustained load: any
-// window may lower it, and only evidence that latency does not depend on
-// the limit may raise it (a window in which the limit never bound, or a
-// limit change that left latency unchanged). A dependency that gets slower
-// without any overload therefore raises the baseline within a few windows
-// instead of driving the limit down; a real loss of capacity lowers
-// goodput at the same latency and the limit follows it down. Every
-// comparison of latencies allows for the noise of the window's sample (its
-// standard error), so that a mix of cheap and costly requests is not read
-// as queueing.
-//
-// When goroutines wait for a P (CPU-bound handlers holding every P), a
-// limit near GOMAXPROCS is cut, no lower than GOMAXPROCS − 1, and held
-// under that ceiling for a while, doubling the hold each time the cut
-// proves necessary again: the front door keeps a P to refuse with.
+// and the deadline had not passed), the mean latency of sampled requests
+// and its standard error, the requests in flight, whether the limit bound
+// (a refusal or a queued request), the time spent in the caller's queue,
+// and the Go scheduler's latency. Zero goodput never raises a limit.
 //
 // Admission reads the limit with one atomic load. Updates run on the
-// completion that closes a window, under TryLock; nothing runs in the
-// background.
+// completion that closes a window, or on a sampled admission once a
+// window is overdue, under TryLock; nothing runs in the background.
 package adaptive
 
 import (
@@ -50,13 +44,15 @@ import (
 // concurrent use by multiple goroutines.
 type Controller struct {
 	// Read on every admission.
-	limit atomic.Int64
-	shift atomic.Uint32 // one admission in 1<<shift is sampled
-	end   atomic.Int64  // the current window may close from here (ns since epoch)
-	epoch time.Time
-	sched func() time.Duration     // scheduler latency since the last call
-	procs func() int               // runtime.GOMAXPROCS(0)
-	debug func(w window, st state) // tests: called after each window
+	limit    atomic.Int64
+	shift    atomic.Uint32 // one admission in 1<<shift is sampled
+	end      atomic.Int64  // the current window may close from here (ns since epoch)
+	epoch    time.Time
+	sched    func() time.Duration     // scheduler latency since the last call
+	procs    func() int               // runtime.GOMAXPROCS(0)
+	inflight func() int64             // the caller's count of requests in flight
+	patience int                      // Config.SchedWindows
+	debug    func(w window, st state) // tests: called after each window
 
 	_ [64]byte
 
@@ -80,10 +76,14 @@ type Controller struct {
 type Signals struct {
 	Limit int64 // the limit now
 
+	// Open reports that the limit has seen no evidence of overload (or
+	// none for a while) and stays high.
+	Open bool
+
 	// Goodput is the completions per second of the last window whose
 	// client was still there and whose deadline had not passed.
 	Goodput float64
-	// Capacity is the highest Goodput of recent windows.
+	// Capacity is the median Goodput of recent windows.
 	Capacity float64
 	// Baseline is the estimated service time without queueing.
 	Baseline time.Duration
@@ -99,19 +99,32 @@ type Signals struct {
 	Windows uint64
 }
 
-// New returns a Controller that starts at limit initial (at least 1) and
-// reads the scheduler latency from the Go runtime.
-func New(initial int64) *Controller {
-	return newController(initial, newSchedReader().read)
+// Config is what a Controller needs from its caller.
+type Config struct {
+	// InFlight returns the caller's count of requests in flight.
+	InFlight func() int64
+
+	// SchedWindows is how many windows in a row goroutines must wait for a
+	// P before an open limit is cut to GOMAXPROCS − 1: 1 for the limiter
+	// closest to CPU-bound handlers, more for one in front of another
+	// limiter, which then gets the chance to act first. Zero means 1.
+	SchedWindows int
 }
 
-func newController(initial int64, sched func() time.Duration) *Controller {
-	c := &Controller{epoch: time.Now(), sched: sched, procs: gomaxprocs}
-	initial = max(initial, 1)
-	c.st = state{lim: float64(initial), startup: true, hold: minHold}
-	c.limit.Store(initial)
+// New returns an open Controller that reads the scheduler latency from the
+// Go runtime.
+func New(cfg Config) *Controller {
+	return newController(cfg, newSchedReader().read)
+}
+
+func newController(cfg Config, sched func() time.Duration) *Controller {
+	c := &Controller{epoch: time.Now(), sched: sched, procs: gomaxprocs,
+		inflight: cfg.InFlight, patience: max(cfg.SchedWindows, 1)}
+	c.st = state{lim: openLimit, open: true}
+	c.st.cpu.hold = minHold
+	c.limit.Store(openLimit)
 	c.end.Store(int64(minWindow))
-	c.sig.Limit = initial
+	c.sig = Signals{Limit: openLimit, Open: true}
 	return c
 }
 
@@ -129,7 +142,12 @@ func (c *Controller) Start(seq uint64) int64 {
 	if seq&(1<<s-1) != 0 {
 		return 0
 	}
-	return (c.now()+1)<<tokenShiftBits | int64(s)
+	now := c.now()
+	if now >= c.end.Load() && c.mu.TryLock() {
+		c.probe(now)
+		c.mu.Unlock()
+	}
+	return (now+1)<<tokenShiftBits | int64(s)
 }
 
 // tokenShiftBits low bits of a token hold the sampling shift at admission.
@@ -189,11 +207,12 @@ func gomaxprocs() int { return runtime.GOMAXPROCS(0) }
 
 func (c *Controller) now() int64 { return int64(time.Since(c.epoch)) }
 
-// Set makes n (at least 1) the limit now; the controller goes on from it.
+// Set makes n (at least 1) the limit now, as if set on evidence; the
+// controller goes on from it.
 func (c *Controller) Set(n int64) {
 	n = max(n, 1)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.st.lim = float64(n)
+	c.st.lim, c.st.open, c.st.trial, c.st.calm = float64(n), false, false, 0
 	c.limit.Store(n)
 }

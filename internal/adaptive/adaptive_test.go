@@ -18,7 +18,7 @@ const (
 func TestColdStart(t *testing.T) {
 	for _, load := range []float64{1.2, 3} {
 		synctest.Test(t, func(t *testing.T) {
-			c := newController(4, quiet)
+			c := newController(Config{}, quiet)
 			if testing.Verbose() {
 				logWindows(t, c)
 			}
@@ -35,10 +35,9 @@ func TestColdStart(t *testing.T) {
 	}
 }
 
-// newTestController returns a controller starting at 4 that logs its
-// windows under -v.
+// newTestController returns a controller that logs its windows under -v.
 func newTestController(t *testing.T, sched func() time.Duration) *Controller {
-	c := newController(4, sched)
+	c := newController(Config{}, sched)
 	c.procs = func() int { return 2 } // the same on every machine
 	if testing.Verbose() {
 		logWindows(t, c)

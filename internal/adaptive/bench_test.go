@@ -29,8 +29,8 @@ func BenchmarkAdmission(b *testing.B) {
 		})
 	})
 	b.Run("adaptive", func(b *testing.B) {
-		c := New(1 << 20)
 		var in inflight.Counter
+		c := New(Config{InFlight: in.Load})
 		var admitted atomic.Uint64
 		b.ReportAllocs()
 		b.RunParallel(func(pb *testing.PB) {

@@ -7,17 +7,43 @@ import (
 )
 
 const (
+	// openLimit is where a limit starts and where it returns once it has
+	// not bound for reopenWindows windows: no evidence of overload, no
+	// limit a server at full traffic from its first second would meet.
+	openLimit = 1024
+	// reopenWindows is how many windows in a row a limit set on evidence
+	// must go without binding before it opens again.
+	reopenWindows = 16
 	// gain is how far above the estimated knee the limit sits, so that
 	// whatever requests wait on stays busy through the noise of arrivals.
-	// It is also the growth per window while the limit binds below the
-	// knee (BBR's probing gain).
-	gain = 1.25
-	// inflation is the latency above the baseline that counts as queueing:
-	// half of what the gain adds at the knee.
+	gain = 1.05
+	// inflation is the latency above the baseline that counts as queueing
+	// once the limit binds: half of what the gain adds at the knee.
 	inflation = 1 + (gain-1)/2
+	// growth is the growth of a limit that binds below the knee in its
+	// first window there; it doubles with each window in a row, up to
+	// maxGrowth: a window of noise at the knee moves the limit little, a
+	// knee that moved up is found within a few windows.
+	growth, maxGrowth = 0.1, 0.5
+	// riseWindows is how many windows latency must rise (beyond noise,
+	// with no fall between) to show a queue growing behind the handler (a
+	// pool, a lock); riseFactor is how far it must have risen over them,
+	// with more requests in flight than before it and no more goodput
+	// than of late. One slower dependency raises latency in a window or two and
+	// then holds; a queue that grows keeps rising.
+	riseWindows = 4
+	riseFactor  = 2
+	// wasteShare is the share of completions for callers already gone
+	// (client left, deadline passed) that shows the server working mostly
+	// for nobody; wasteWindows is how many windows in a row it must last.
+	wasteShare   = 0.5
+	wasteWindows = 2
 	// rateWindows is how many recent windows the capacity estimate keeps
-	// (the highest goodput among them).
+	// (the median goodput among them).
 	rateWindows = 5
+	// latWindows is how many recent windows the baseline is drawn from
+	// when a limit is set on evidence: the lowest latency among them.
+	latWindows = 16
 	// horizon is how many windows a baseline stays valid without a window
 	// that confirms it; after that a window below the limit may raise it.
 	horizon = 32
@@ -34,26 +60,45 @@ const (
 	// milliseconds.
 	schedKnee = 2 * time.Millisecond
 	// minHold and maxHold bound how many windows a ceiling set by the
-	// scheduler latency holds.
+	// scheduler latency holds, and how long a cut that cured nothing
+	// keeps the scheduler latency from cutting an open limit again.
 	minHold, maxHold = 8, 256
 )
 
 // state is the controller's memory, guarded by Controller.mu.
 type state struct {
-	lim     float64 // the limit before rounding
-	start   int64   // when the current window started (ns since epoch)
-	startup bool    // doubling per window from a cold start
+	lim   float64 // the limit before rounding
+	open  bool    // no evidence of overload: at least openLimit
+	start int64   // when the current window started (ns since epoch)
 
 	prev     window
 	havePrev bool
-	rates    [rateWindows]float64
-	ri       int
+	good     [rateWindows]float64      // completions still wanted of recent windows
+	spans    [rateWindows]float64      // and their lengths, in seconds
+	lats     [latWindows]time.Duration // lat + se of recent windows; 0 = none
+	ri, li   int
 
 	base    time.Duration // service time without queueing; 0 = unknown
 	baseAge int           // windows since the baseline was confirmed
 
-	ceil      float64 // set by scheduler latency; 0 = none
-	ceilLeft  int     // windows the ceiling still holds
+	rising, wasting, calm int     // windows in a row: see update and evidence
+	grow                  float64 // the growth of the last window
+	riseFrom              window  // the window before the rise
+	drainUntil            int64   // windows that start before this measure no limit
+
+	hot    int     // windows in a row with goroutines waiting for a P
+	trial  bool    // a cut of an open limit to the Ps awaits proof that it cures
+	before float64 // the limit before that cut
+	mute   int     // windows the scheduler latency cannot cut an open limit
+	muteN  int     // the next mute
+	cpu    cpuCeiling
+}
+
+// cpuCeiling holds a limit near GOMAXPROCS under a cut that the scheduler
+// latency proved necessary.
+type cpuCeiling struct {
+	ceil      float64 // 0 = none
+	left      int     // windows the ceiling still holds
 	hold      int     // windows the next ceiling holds
 	sinceCeil int     // windows since the ceiling expired
 }
@@ -61,9 +106,11 @@ type state struct {
 // window holds the measurements of one closed window.
 type window struct {
 	lim      float64       // the limit during the window
+	secs     float64       // its length
 	rate     float64       // completions still wanted, per second
 	all      float64       // every completion, per second
 	inflight float64       // mean requests in flight (all completions × latency)
+	now      int64         // requests in flight as the window closed
 	lat      time.Duration // mean latency of the sampled requests
 	se       time.Duration // its standard error
 	sat      bool          // the limit bound
@@ -76,38 +123,62 @@ type window struct {
 func (c *Controller) closeWindow(now int64) {
 	st := &c.st
 	elapsed := now - st.start
-	// Start-up asks only whether goodput doubled with the limit: half the
-	// samples tell that.
-	if need := int64(minSamples) >> b2i(st.startup); c.samples.Load() < need && elapsed < 8*int64(c.minLen()) {
+	if c.samples.Load() < minSamples && elapsed < 8*int64(c.minLen()) {
 		return // too few samples to say anything yet
 	}
 	n := c.samples.Swap(0)
+	secs := time.Duration(elapsed).Seconds()
 	w := window{
 		lim:  st.lim,
-		rate: float64(c.count.Swap(0)) / time.Duration(elapsed).Seconds(),
+		secs: secs,
+		rate: float64(c.count.Swap(0)) / secs,
+		all:  float64(c.all.Swap(0)) / secs,
 		lat:  time.Duration(c.latSum.Swap(0) / max(n, 1)),
 		sat:  c.sat.Swap(false),
+		now:  c.inflight(),
 	}
 	if sq := c.latSq.Swap(0); n > 1 {
 		mean := float64(w.lat) / 1e3 // µs
 		v := max(float64(sq)/float64(n)-mean*mean, 0) * float64(n) / float64(n-1)
 		w.se = time.Duration(math.Sqrt(v/float64(n)) * 1e3)
 	}
-	all := float64(c.all.Swap(0)) / time.Duration(elapsed).Seconds()
-	w.all = all
-	w.inflight = all * w.lat.Seconds()
+	w.inflight = w.all * w.lat.Seconds()
 	if k := c.waits.Swap(0); k > 0 {
 		w.wait = time.Duration(c.waitSum.Swap(0) / k)
 	} else {
 		c.waitSum.Store(0)
 	}
 	w.sched = c.sched()
+	c.publish(now, w)
+}
 
-	c.update(w)
+// probe is called on a sampled admission once the window is overdue. An
+// open limit does not wait on completions to learn that goroutines wait
+// for a P: CPU-bound handlers far above the cores complete late. It runs
+// under c.mu.
+func (c *Controller) probe(now int64) {
+	st := &c.st
+	if !st.open || c.samples.Load() >= minSamples {
+		c.closeWindow(now)
+		return
+	}
+	w := window{lim: st.lim, now: c.inflight(), sched: c.sched()}
+	st.lim = c.schedCut(w, st.lim)
 	if c.debug != nil {
 		c.debug(w, *st)
 	}
+	c.limit.Store(max(1, int64(math.Ceil(st.lim-1e-9))))
+	c.end.Store(now + int64(minWindow))
+}
 
+// publish folds w into the state and publishes the new limit and
+// sampling rate. It runs under c.mu.
+func (c *Controller) publish(now int64, w window) {
+	st := &c.st
+	c.update(now, w)
+	if c.debug != nil {
+		c.debug(w, *st)
+	}
 	// Rounded up: at a limit of a core or two, rounding down would take
 	// away the very margin the gain adds (1.4 would run one request where
 	// the cores can take a second one's share too).
@@ -118,7 +189,7 @@ func (c *Controller) closeWindow(now int64) {
 	next := c.minLen()
 	c.end.Store(now + int64(next))
 	// Sample about targetSamples completions per window.
-	expect := all * next.Seconds() / targetSamples
+	expect := w.all * next.Seconds() / targetSamples
 	shift := uint32(0)
 	if expect >= 2 {
 		shift = uint32(bits.Len64(uint64(expect)) - 1)
@@ -127,6 +198,7 @@ func (c *Controller) closeWindow(now int64) {
 
 	c.sig = Signals{
 		Limit:        lim,
+		Open:         st.open,
 		Goodput:      w.rate,
 		Capacity:     st.capacity(),
 		Baseline:     st.base,
@@ -137,56 +209,262 @@ func (c *Controller) closeWindow(now int64) {
 	}
 }
 
-// minLen is the shortest length of the next window.
-func (c *Controller) minLen() time.Duration { return max(minWindow, 2*c.st.base) }
-
-// capacity is the highest goodput of recent windows.
-func (st *state) capacity() float64 {
-	c := 0.0
-	for _, r := range st.rates {
-		c = max(c, r)
+// minLen is the shortest length of the next window: two baselines once
+// the limit is set, so that most of a window's requests started inside
+// it; an open limit watches for evidence in windows as short as their
+// samples allow.
+func (c *Controller) minLen() time.Duration {
+	if c.st.open {
+		return minWindow
 	}
-	return c
+	return max(minWindow, 2*c.st.base)
+}
+
+// capacity is the goodput of recent windows together: their completions
+// still wanted over their length.
+func (st *state) capacity() float64 {
+	var n, secs float64
+	for i := range rateWindows {
+		n, secs = n+st.good[i], secs+st.spans[i]
+	}
+	if secs == 0 {
+		return 0
+	}
+	return n / secs
+}
+
+// lowest is the lowest latency (mean + standard error) of recent windows,
+// 0 before the first.
+func (st *state) lowest() time.Duration {
+	var lo time.Duration
+	for _, l := range st.lats {
+		if l > 0 && (lo == 0 || l < lo) {
+			lo = l
+		}
+	}
+	return lo
 }
 
 // update is the control law: it folds window w into the state and sets
 // st.lim.
-func (c *Controller) update(w window) {
+//
+// An open limit stays open until there is evidence of overload: a queue
+// that grows behind the handler (latency and the in-flight count rising
+// window after window while goodput does not), the server completing
+// requests for callers already gone, or goroutines waiting for a P. Only
+// then is it set, to the knee the evidence points at, and from there it
+// follows the knee as long as it binds; once it has not bound for a while
+// it opens again. Latency alone never sets a limit: it changes with the
+// request mix and with dependencies.
+func (c *Controller) update(now int64, w window) {
 	st := &c.st
-	st.rates[st.ri%rateWindows] = w.rate
-	st.ri++
+	base, overloaded := c.evidence(w)
+	draining := st.start < st.drainUntil
+	if !draining {
+		st.good[st.ri%rateWindows], st.spans[st.ri%rateWindows] = w.rate*w.secs, w.secs
+		st.ri++
+		if w.lat > 0 {
+			st.lats[st.li%latWindows] = w.lat + w.se
+			st.li++
+		}
+	}
+	if st.open {
+		switch {
+		case overloaded:
+			st.open = false
+			st.base, st.baseAge = base, 0
+			st.lim = max(1, c.target())
+			// The requests admitted above the new limit drain at the
+			// capacity, the last of them one service time later.
+			if capacity := st.capacity(); capacity > 0 {
+				excess := max(0, float64(w.now)-st.lim) / capacity
+				st.drainUntil = now + int64(excess*float64(time.Second)) + int64(base)
+			}
+		case w.sat && w.rate > 0:
+			st.lim *= 2 // demand above an open limit, and no sign of overload
+		}
+		st.lim = c.schedCut(w, st.lim)
+		st.lim = min(st.lim, math.MaxInt32)
+		return
+	}
+	if draining {
+		// The requests admitted before the limit was set still run: they
+		// measure the queue they were admitted to, not the limit.
+		st.lim = c.schedCut(w, st.lim)
+		return
+	}
 	c.updateBaseline(w)
-	base := st.base.Seconds()
-	capacity := st.capacity()
-	target := gain * capacity * base
+	lim := st.lim
 	// Queueing: latency above the baseline by more than the window's noise.
 	inflated := float64(w.lat-2*w.se) > inflation*float64(st.base)
-	lim := st.lim
-
+	if !w.sat || inflated {
+		st.grow = 0
+	}
 	switch {
-	case st.startup:
-		if !w.sat {
-			break // demand is below the limit: nothing to learn yet
-		}
-		if !inflated && (!st.havePrev || w.rate >= gain*st.prev.rate) {
-			lim *= 2
-			break
-		}
-		st.startup = false
-		lim = max(target, lim/2)
 	case !w.sat:
-		lim = max(lim, target) // never shrink while the limit does not bind
+		if st.calm++; st.calm >= reopenWindows {
+			c.reopen()
+			return
+		}
+	case w.rate == 0:
+		// Nobody was served: more requests would not be either.
+	case w.inflight < w.lim/gain:
+		// A burst met the limit, but requests in flight stay below it:
+		// demand, not the limit, sets what runs.
+		st.calm, st.grow = 0, 0
 	case !inflated:
-		lim = max(lim*gain, target) // the limit binds below the knee: grow
+		st.calm = 0
+		st.grow = min(max(2*st.grow, growth), maxGrowth)
+		lim = max(lim*(1+st.grow), c.target()) // the limit binds below the knee: grow
 	default:
 		// Queueing: back to the knee, at most halving per window. If the
 		// work only got slower, latency does not follow the limit down and
-		// the next window raises the baseline instead.
-		lim = max(target, lim/2)
+		// a later window raises the baseline instead.
+		st.calm = 0
+		lim = max(c.target(), lim/2)
 	}
-
-	lim = c.schedCeiling(w, lim)
+	lim = c.schedCut(w, lim)
 	st.lim = min(max(lim, 1), math.MaxInt32)
+}
+
+// target is the knee the capacity and the baseline point at, with the
+// gain above it.
+func (c *Controller) target() float64 {
+	return gain * c.st.capacity() * c.st.base.Seconds()
+}
+
+// reopen returns the limit to open: nothing bound for reopenWindows.
+func (c *Controller) reopen() {
+	st := &c.st
+	st.open, st.calm, st.rising, st.wasting = true, 0, 0, 0
+	st.lim = max(st.lim, openLimit)
+	st.cpu.ceil, st.cpu.left = 0, 0
+}
+
+// evidence reports whether window w, with those before it, shows
+// overload that a limit can cure: a queue growing behind the handler
+// (latency and the in-flight count rising window after window while
+// goodput does not), or most of the work done for callers already gone.
+// A share of requests slower than their clients' patience is not enough:
+// some workloads always have it. Goroutines waiting for a P are
+// schedCut's.
+//
+// With the evidence it returns the service time without queueing to set
+// the limit from: the latency just before a queue began to grow (the
+// lowest of recent windows would be the short requests of a heavy tail,
+// which complete first), else the lowest of recent windows.
+func (c *Controller) evidence(w window) (base time.Duration, ok bool) {
+	st := &c.st
+	if w.all > 0 && w.all-w.rate >= wasteShare*w.all {
+		st.wasting++
+	} else {
+		st.wasting = 0
+	}
+	// A rise or a fall counts only beyond the noise of both windows; a
+	// window flat within it keeps the count.
+	p := st.prev
+	noise := 2 * (w.se + p.se)
+	switch {
+	case !st.havePrev || w.lat < p.lat-noise:
+		st.rising = 0
+	case w.lat > p.lat+noise:
+		if st.rising == 0 {
+			st.riseFrom = p
+		}
+		st.rising++
+	}
+	from := st.riseFrom
+	growing := st.rising >= riseWindows && w.lat >= riseFactor*from.lat && w.now > from.now
+	if growing && from.lat > 0 {
+		return from.lat, true
+	}
+	return st.lowest(), growing || st.wasting >= wasteWindows
+}
+
+// schedCut heeds the scheduler latency: how long runnable goroutines
+// waited for a P.
+//
+// An open limit is cut to GOMAXPROCS − 1 (at least 1) once goroutines have
+// waited too long for patience windows in a row with at least that many
+// requests in flight: CPU-bound handlers then leave a P to refuse with.
+// The cut is on trial: once the requests above it have drained, if
+// goroutines still wait, the cause is elsewhere (another process, the
+// collector), the limit opens again and the scheduler latency cannot cut
+// it for a while, longer each time. A limit set on evidence is cut by
+// schedCeiling.
+func (c *Controller) schedCut(w window, lim float64) float64 {
+	st := &c.st
+	hot := w.sched > schedKnee
+	procs := float64(c.procs())
+	if st.trial {
+		if float64(w.now) > math.Ceil(w.lim) {
+			return lim // the requests admitted before the cut still run
+		}
+		st.trial = false
+		if hot {
+			st.muteN = min(max(2*st.muteN, minHold), maxHold)
+			st.mute = st.muteN
+			c.reopen()
+			return max(st.before, openLimit)
+		}
+	}
+	if !st.open {
+		return c.schedCeiling(w, lim)
+	}
+	if st.mute > 0 {
+		st.mute--
+		return lim
+	}
+	if hot && float64(w.now) >= procs-1 {
+		st.hot++
+	} else {
+		st.hot = 0
+	}
+	if st.hot < c.patience {
+		return lim
+	}
+	cut := max(1, procs-1)
+	st.hot, st.open, st.trial, st.before = 0, false, true, lim
+	st.base, st.baseAge = st.lowest(), 0
+	st.cpu.ceil, st.cpu.left = cut, max(st.cpu.hold, minHold)
+	return cut
+}
+
+// schedCeiling cuts a limit set on evidence when goroutines waited too
+// long for a P, and holds it under the cut for a while, doubling the
+// hold each time the cut proves necessary again.
+//
+// Only a limit within twice GOMAXPROCS is cut: far above GOMAXPROCS,
+// handlers that hold Ps show as queueing latency long before, and a
+// scheduler latency with another cause (another process, the collector)
+// must not keep an I/O-bound limit down. The cut never goes below
+// GOMAXPROCS − 1, where CPU-bound handlers leave a P free.
+func (c *Controller) schedCeiling(w window, lim float64) float64 {
+	cp := &c.st.cpu
+	procs := float64(c.procs())
+	if w.sched > schedKnee && w.lim <= 2*procs {
+		ran := w.lim
+		if !w.sat {
+			ran = min(ran, math.Ceil(w.inflight)+1)
+		}
+		if cut := max(1, procs-1, min(lim, ran)*0.75); cut < lim {
+			if cp.ceil > 0 && cp.left == 0 && cp.sinceCeil <= 2 {
+				cp.hold = min(cp.hold*2, maxHold) // the last ceiling was needed
+			}
+			cp.ceil, cp.left = cut, max(cp.hold, minHold)
+			return cut
+		}
+	}
+	if cp.left > 0 {
+		cp.left--
+		cp.sinceCeil = 0
+		return min(lim, cp.ceil)
+	}
+	cp.sinceCeil++
+	if cp.sinceCeil > cp.hold {
+		cp.hold = minHold // no cut needed for a whole hold: start over
+	}
+	return lim
 }
 
 // updateBaseline keeps the service time without queueing: the lowest
@@ -208,6 +486,7 @@ func (c *Controller) updateBaseline(w window) {
 	// A window that began idle (the first one, or the first after a
 	// quiet spell) holds fewer requests than the limit for part of its
 	// length, so Little's bound is trusted up to twice the sampled one.
+
 	ub := w.lat + w.se
 	lower := ub
 	if w.sat && w.all > 0 {
@@ -218,7 +497,7 @@ func (c *Controller) updateBaseline(w window) {
 		st.base, st.baseAge = lower, 0
 	case !w.sat && st.baseAge >= horizon:
 		st.base, st.baseAge = ub, 0 // below the limit: what demand sees
-	case !st.startup && w.sat && st.havePrev && st.prev.sat && latencyIndependent(st.prev, w):
+	case w.sat && st.havePrev && st.prev.sat && latencyIndependent(st.prev, w):
 		st.base, st.baseAge = ub, 0
 	}
 }
@@ -240,47 +519,4 @@ func latencyIndependent(a, b window) bool {
 	// change, not noise in a window.
 	return math.Abs(dlim) >= math.Log(1.2) && dn*dlim > 0 && math.Abs(dn) >= math.Log(1.2) &&
 		dl < math.Abs(dn)/8 && noise < math.Abs(dn)/8
-}
-
-// schedCeiling cuts lim when goroutines waited too long for a P, and
-// holds it under the cut for a while.
-//
-// Only a limit within twice GOMAXPROCS is cut, and not during the start-up:
-// far above GOMAXPROCS, handlers that hold Ps show as queueing latency long
-// before, and a scheduler latency with another cause (another process,
-// the collector) must not keep an I/O-bound limit down. The cut never goes below GOMAXPROCS − 1,
-// where CPU-bound handlers leave a P free.
-func (c *Controller) schedCeiling(w window, lim float64) float64 {
-	st := &c.st
-	procs := float64(c.procs())
-	if w.sched > schedKnee && w.lim <= 2*procs && !st.startup {
-		ran := w.lim
-		if !w.sat {
-			ran = min(ran, math.Ceil(w.inflight)+1)
-		}
-		if cut := max(1, procs-1, min(lim, ran)*0.75); cut < lim {
-			if st.ceil > 0 && st.ceilLeft == 0 && st.sinceCeil <= 2 {
-				st.hold = min(st.hold*2, maxHold) // the last ceiling was needed
-			}
-			st.ceil, st.ceilLeft = cut, st.hold
-			return cut
-		}
-	}
-	if st.ceilLeft > 0 {
-		st.ceilLeft--
-		st.sinceCeil = 0
-		return min(lim, st.ceil)
-	}
-	st.sinceCeil++
-	if st.sinceCeil > st.hold {
-		st.hold = minHold // no cut needed for a whole hold: start over
-	}
-	return lim
-}
-
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }

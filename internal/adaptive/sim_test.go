@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -31,6 +32,7 @@ type sim struct {
 	good    map[int]int // completions in time, per second of virtual time
 	refused map[int]int
 	limits  map[int]int64
+	lats    map[int][]time.Duration // of the completions in time, from arrival, per second
 	start   time.Time
 	wg      sync.WaitGroup
 	held    []struct{} // pool slots taken away by step
@@ -44,6 +46,8 @@ type sim struct {
 	// queue, if positive, is how long a request may wait for the limit,
 	// as in the concurrency package; 0 refuses at once, as shed does.
 	queue time.Duration
+	// fixed, if positive, is a limit set by hand: c is not consulted.
+	fixed int64
 	qmu   sync.Mutex
 	q     []*qwaiter
 }
@@ -59,8 +63,11 @@ func newSim(t *testing.T, c *Controller, size, capacity int, timeout time.Durati
 	s := &sim{
 		t: t, c: c, pool: make(chan struct{}, size), timeout: timeout,
 		rnd:  rand.New(rand.NewPCG(1, 2)),
-		good: map[int]int{}, refused: map[int]int{}, limits: map[int]int64{},
+		good: map[int]int{}, lats: map[int][]time.Duration{}, refused: map[int]int{}, limits: map[int]int64{},
 		start: time.Now(),
+	}
+	if c != nil {
+		c.inflight = s.in.Load
 	}
 	for range size - capacity {
 		s.pool <- struct{}{}
@@ -107,7 +114,7 @@ func (s *sim) run(d time.Duration) {
 		time.Sleep(time.Until(next))
 		if !time.Now().Before(nextRecord) {
 			s.mu.Lock()
-			s.limits[int(time.Since(s.start)/(100*time.Millisecond))] = s.c.Limit()
+			s.limits[int(time.Since(s.start)/(100*time.Millisecond))] = s.limit()
 			s.mu.Unlock()
 			nextRecord = nextRecord.Add(100 * time.Millisecond)
 		}
@@ -120,11 +127,13 @@ func (s *sim) run(d time.Duration) {
 // admit takes a place under the limit, waiting in the queue if there is
 // one.
 func (s *sim) admit() bool {
-	if s.in.TryInc(s.c.Limit()) {
+	if s.in.TryInc(s.limit()) {
 		return true
 	}
 	if s.queue == 0 {
-		s.c.Bound()
+		if s.fixed == 0 {
+			s.c.Bound()
+		}
 		return false
 	}
 	start := time.Now()
@@ -149,12 +158,14 @@ func (s *sim) admit() bool {
 		}
 	}
 	s.qmu.Unlock()
-	s.c.Waited(time.Since(start))
+	if s.fixed == 0 {
+		s.c.Waited(time.Since(start))
+	}
 	return w.granted
 }
 
 func (s *sim) grantLocked() {
-	for len(s.q) > 0 && s.in.TryInc(s.c.Limit()) {
+	for len(s.q) > 0 && s.in.TryInc(s.limit()) {
 		w := s.q[0]
 		s.q = s.q[1:]
 		w.granted = true
@@ -164,6 +175,7 @@ func (s *sim) grantLocked() {
 
 func (s *sim) serve(svc time.Duration) {
 	defer s.wg.Done()
+	arrived := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), s.timeout)
 	defer cancel()
 	if !s.admit() {
@@ -172,7 +184,10 @@ func (s *sim) serve(svc time.Duration) {
 		s.mu.Unlock()
 		return
 	}
-	tok := s.c.Start(s.seq.Add(1))
+	var tok int64
+	if s.fixed == 0 {
+		tok = s.c.Start(s.seq.Add(1))
+	}
 	s.pool <- struct{}{}
 	if s.cores.Load() == nil {
 		time.Sleep(svc)
@@ -187,9 +202,20 @@ func (s *sim) serve(svc time.Duration) {
 	if ctx.Err() == nil {
 		s.mu.Lock()
 		s.good[s.sec()]++
+		s.lats[s.sec()] = append(s.lats[s.sec()], time.Since(arrived))
 		s.mu.Unlock()
 	}
-	s.c.Done(tok, ctx)
+	if s.fixed == 0 {
+		s.c.Done(tok, ctx)
+	}
+}
+
+// limit returns the limit of the moment.
+func (s *sim) limit() int64 {
+	if s.fixed > 0 {
+		return s.fixed
+	}
+	return s.c.Limit()
 }
 
 // share serves a request of service time svc on the shared cores, in
@@ -228,6 +254,22 @@ func (s *sim) goodput(from, to int) float64 {
 	return float64(n) / float64(to-from)
 }
 
+// p99 returns the 99th percentile latency of the completions in time
+// over seconds [from, to).
+func (s *sim) p99(from, to int) time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var l []time.Duration
+	for i := from; i < to; i++ {
+		l = append(l, s.lats[i]...)
+	}
+	if len(l) == 0 {
+		return 0
+	}
+	slices.Sort(l)
+	return l[len(l)*99/100]
+}
+
 func (s *sim) refusals(from, to int) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -258,7 +300,9 @@ func (s *sim) trace(to int) {
 		lo, hi := s.limitRange(i, i+1)
 		s.t.Logf("t=%2ds goodput %4.0f/s refused %4d limit %d..%d", i, s.goodput(i, i+1), s.refusals(i, i+1), lo, hi)
 	}
-	s.t.Logf("signals %+v", s.c.Signals())
+	if s.fixed == 0 {
+		s.t.Logf("signals %+v", s.c.Signals())
+	}
 }
 
 // above returns the fraction of the recorded limits over seconds
@@ -285,8 +329,8 @@ func quiet() time.Duration { return 20 * time.Microsecond }
 func logWindows(t *testing.T, c *Controller) {
 	start := time.Now()
 	c.debug = func(w window, st state) {
-		t.Logf("%6.2fs lim %6.1f->%6.1f rate %5.0f cap %5.0f lat %5.1fms base %5.1fms n %5.1f sat %v sched %v se %5.1fms startup %v",
-			time.Since(start).Seconds(), w.lim, st.lim, w.rate, st.capacity(), ms(w.lat), ms(st.base), w.inflight, w.sat, w.sched, ms(w.se), st.startup)
+		t.Logf("%6.2fs lim %6.1f->%6.1f rate %5.0f all %5.0f cap %5.0f lat %5.1fms base %5.1fms n %5.1f/%d sat %v sched %v se %5.1fms open %v rise %d",
+			time.Since(start).Seconds(), w.lim, st.lim, w.rate, w.all, st.capacity(), ms(w.lat), ms(st.base), w.inflight, w.now, w.sat, w.sched, ms(w.se), st.open, st.rising)
 	}
 }
 
