@@ -15,11 +15,43 @@ import (
 )
 
 // spyWriter records whether anything was written, and the status sent
-// (0 while nothing was).
+// (0 while nothing was). Its connection never closes: it is no
+// http.CloseNotifier.
 type spyWriter struct {
 	h       http.Header
 	touched bool
 	code    int
+	aborted bool // the handler panicked with http.ErrAbortHandler
+}
+
+// hangUpWriter is a spyWriter whose client hangs up when ctx is canceled,
+// as net/http reports it: the request context is canceled, and then
+// CloseNotify fires.
+type hangUpWriter struct {
+	*spyWriter
+	closed chan bool
+}
+
+func (w *hangUpWriter) CloseNotify() <-chan bool { return w.closed }
+
+func hangUpOn(ctx context.Context, spy *spyWriter) *hangUpWriter {
+	w := &hangUpWriter{spy, make(chan bool, 1)}
+	context.AfterFunc(ctx, func() { w.closed <- true })
+	return w
+}
+
+// serveTo serves req through h to w, which writes to spy, and records an
+// abort (http.ErrAbortHandler, which net/http handles) in spy.
+func serveTo(h http.Handler, w http.ResponseWriter, spy *spyWriter, req *http.Request) {
+	defer func() {
+		if v := recover(); v != nil {
+			if v != http.ErrAbortHandler {
+				panic(v)
+			}
+			spy.aborted = true
+		}
+	}()
+	h.ServeHTTP(w, req)
 }
 
 func (s *spyWriter) Header() http.Header { return s.h }
@@ -50,17 +82,12 @@ func TestAbandonedWhileQueued(t *testing.T) {
 		_, hold := do(h, "/hold")
 		synctest.Wait()
 		ctx, cancel := context.WithCancel(context.Background())
-		w := &spyWriter{h: http.Header{}}
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			h.ServeHTTP(w, httptest.NewRequestWithContext(ctx, "GET", "/gone", nil))
-		}()
+		w, done := serveGone(ctx, h, "/gone")
 		synctest.Wait()
 		cancel()
 		<-done
-		if w.touched || len(w.h) != 0 {
-			t.Errorf("wrote to a gone client: touched %v, header %v", w.touched, w.h)
+		if w.touched || len(w.h) != 0 || !w.aborted {
+			t.Errorf("to a gone client: touched %v, header %v, aborted %v, want nothing written and an abort", w.touched, w.h, w.aborted)
 		}
 		s := l.Stats()
 		if s.Abandoned != 1 || s.Refused != 0 || s.Queued != 0 {
@@ -92,11 +119,14 @@ func TestAbandonedAfterGrant(t *testing.T) {
 		}))
 		_, hold := do(h, "/hold")
 		synctest.Wait()
-		_, gone := doCtx(ctx, h, "/gone")
+		w, gone := serveGone(ctx, h, "/gone")
 		synctest.Wait()
 		close(release)
 		<-hold
 		<-gone
+		if w.touched || !w.aborted {
+			t.Errorf("to a gone client: touched %v, aborted %v, want nothing written and an abort", w.touched, w.aborted)
+		}
 		_, after := do(h, "/after")
 		<-after
 		if got, s := ran.Load(), l.Stats(); got != 1 || s.Abandoned != 1 {

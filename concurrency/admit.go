@@ -44,6 +44,7 @@ func (l *Limiter) Acquire(ctx context.Context) (release func(), err error) {
 	}
 	if !ok {
 		if why == 0 {
+			l.abandoned.Add(1)
 			return nil, ctx.Err()
 		}
 		return nil, &RefusedError{Reason: why, RetryAfter: time.Duration(l.RetryAfter()) * time.Second}
@@ -70,7 +71,8 @@ func (l *Limiter) TryAcquire() (release func(), ok bool) {
 // acquire takes a slot for ctx, waiting in the queue if it must. It
 // reports ok when the caller holds a slot (counted as admitted) and must
 // release it with done. Otherwise why says why it was refused and counted
-// so, or is 0 when ctx was canceled (counted as abandoned).
+// so, or is 0 when ctx was canceled, not by a deadline: the caller counts
+// that as abandoned or as a refusal (see ended).
 //
 // The fast path, nobody waiting and a slot free, is one load and one CAS.
 func (l *Limiter) acquire(ctx context.Context) (why Reason, ok bool) {
@@ -204,17 +206,18 @@ func (l *Limiter) wait(ctx context.Context, lv priority.Level, key uint64) (why 
 	}
 }
 
-// ended counts a caller whose context ended before it could run. A
+// ended is the end of a caller whose context ended before it could run. A
 // deadline that passed is a timeout: an HTTP client may well be connected
 // and waiting (the deadline may come from a middleware or a per-route
-// budget), so it is refused. A canceled context means the caller went
-// away: why is 0, and an HTTP client gets nothing.
+// budget), so it is refused and counted so. A context canceled otherwise
+// gives why 0, counted by the caller: Acquire counts it as abandoned, and
+// Handler as abandoned only if its client is provably gone, as refused
+// (Canceled) if not.
 func (l *Limiter) ended(ctx context.Context) (why Reason, ok bool) {
 	if deadlinePassed(ctx) {
 		l.timedOut.Add(1)
 		return TimedOut, false
 	}
-	l.abandoned.Add(1)
 	return 0, false
 }
 

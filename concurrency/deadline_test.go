@@ -11,26 +11,37 @@ import (
 	"time"
 )
 
-// serveSpy serves a request with ctx through h in a goroutine.
+// serveSpy serves a request with ctx through h in a goroutine, to a
+// client that stays connected.
 func serveSpy(ctx context.Context, h http.Handler, path string) (*spyWriter, chan struct{}) {
-	w := &spyWriter{h: http.Header{}}
+	spy := &spyWriter{h: http.Header{}}
+	return spy, serveIn(h, spy, spy, httptest.NewRequestWithContext(ctx, "GET", path, nil))
+}
+
+// serveGone is serveSpy for a client that hangs up when ctx is canceled.
+func serveGone(ctx context.Context, h http.Handler, path string) (*spyWriter, chan struct{}) {
+	spy := &spyWriter{h: http.Header{}}
+	return spy, serveIn(h, hangUpOn(ctx, spy), spy, httptest.NewRequestWithContext(ctx, "GET", path, nil))
+}
+
+func serveIn(h http.Handler, w http.ResponseWriter, spy *spyWriter, req *http.Request) chan struct{} {
 	done := make(chan struct{})
-	req := httptest.NewRequestWithContext(ctx, "GET", path, nil)
 	go func() {
 		defer close(done)
-		h.ServeHTTP(w, req)
+		serveTo(h, w, spy, req)
 	}()
-	return w, done
+	return done
 }
 
 // A queued request whose deadline passes is refused like one whose wait
 // budget ran out: 503 with Retry-After, counted as timed out. Only a
-// client that canceled is abandoned and gets nothing.
+// client that hung up (its context canceled, then its connection reported
+// closed) is abandoned and gets nothing.
 func TestDeadlineWhileQueuedIsTimeout(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		ctx     func() (context.Context, context.CancelFunc)
-		timeout bool          // else abandoned
+		timeout bool          // else the client hangs up: abandoned
 		after   time.Duration // when the request is answered
 	}{
 		{"deadline while queued", func() (context.Context, context.CancelFunc) {
@@ -78,7 +89,11 @@ func TestDeadlineWhileQueuedIsTimeout(t *testing.T) {
 					ctx, cancel := tc.ctx()
 					defer cancel()
 					start := time.Now()
-					w, d := serveSpy(ctx, h, "/late")
+					serve := serveGone
+					if tc.timeout {
+						serve = serveSpy
+					}
+					w, d := serve(ctx, h, "/late")
 					<-d
 					if got := time.Since(start); got != tc.after {
 						t.Errorf("answered after %v, want %v", got, tc.after)
@@ -92,8 +107,8 @@ func TestDeadlineWhileQueuedIsTimeout(t *testing.T) {
 							t.Errorf("TimedOut, Refused, Abandoned = %d, %d, %d, want 1, 1, 0", s.TimedOut, s.Refused, s.Abandoned)
 						}
 					} else {
-						if w.touched || len(w.h) != 0 {
-							t.Errorf("wrote to a gone client: status %d, header %v", w.code, w.h)
+						if w.touched || len(w.h) != 0 || !w.aborted {
+							t.Errorf("to a gone client: status %d, header %v, aborted %v, want nothing written and an abort", w.code, w.h, w.aborted)
 						}
 						if s.Abandoned != 1 || s.Refused != 0 {
 							t.Errorf("Abandoned, Refused = %d, %d, want 1, 0", s.Abandoned, s.Refused)

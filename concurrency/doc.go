@@ -43,8 +43,12 @@
 // its budget runs out is refused then, and so is one whose context
 // deadline passes while it waits: a deadline set by an outer middleware
 // leaves the client connected and owed an answer. A caller whose context
-// is canceled while it waits is dropped (an HTTP client gets no response)
-// and counted as abandoned, never as a refusal.
+// is canceled while it waits is dropped and counted as abandoned, never
+// as a refusal, when it is an Acquire caller or an HTTP request whose
+// client is provably gone (its connection closed: it gets no response);
+// an HTTP request whose context was canceled while its client is still
+// connected (the server's BaseContext, a middleware outside) is refused,
+// with Reason Canceled: it never gets net/http's implicit 200.
 //
 // # Sizing for CPU-bound handlers: leave one P for the front door
 //

@@ -10,6 +10,7 @@ import (
 
 	"github.com/frontdoor-go/frontdoor/inflight"
 	"github.com/frontdoor-go/frontdoor/internal/adaptive"
+	"github.com/frontdoor-go/frontdoor/internal/gone"
 	"github.com/frontdoor-go/frontdoor/internal/histogram"
 	"github.com/frontdoor-go/frontdoor/internal/prioritize"
 	"github.com/frontdoor-go/frontdoor/priority"
@@ -168,8 +169,8 @@ type Limiter struct {
 	svc      atomic.Int64 // EWMA of handler duration, nanoseconds
 	svcDev   atomic.Int64 // EWMA of its absolute deviation, nanoseconds
 
-	full, overBudget, timedOut, abandoned atomic.Uint64
-	waited                                *histogram.Histogram // time queued
+	full, overBudget, timedOut, canceledN, abandoned atomic.Uint64
+	waited                                           *histogram.Histogram // time queued
 
 	levels *levels // nil without Options.Priority and Tenant
 
@@ -267,11 +268,18 @@ func New(o Options) *Limiter {
 // Content-Type text/plain; charset=utf-8 and a short fixed body, or
 // whatever Options.Reject writes. A request whose context ends while it
 // waits, or had already ended when it found every slot busy, is never
-// passed to next, not even when a slot comes free at that very moment: if
-// its deadline passed (context.DeadlineExceeded, as error or as cause) it
-// is refused as timed out, since its client may still be waiting; if it
-// was canceled (its client went away) it is counted as abandoned and gets
-// no response.
+// passed to next, not even when a slot comes free at that very moment. If
+// its client is provably gone (the context canceled as net/http cancels
+// it when the connection closes or the HTTP/2 stream is reset, and the
+// writer's http.CloseNotifier reports the close) it is counted as
+// abandoned and gets nothing: Handler panics with http.ErrAbortHandler,
+// and net/http closes the connection (or resets the stream) without an
+// answer. Any other end is refused, since the client may still be
+// waiting: a passed deadline (context.DeadlineExceeded, as error or as
+// cause) as TimedOut, any other cancellation (the server's BaseContext, a
+// middleware outside, a writer that reports no close) as Canceled. A
+// request is never answered with net/http's implicit 200 for work that
+// did not run.
 //
 // With Options.Priority, the queue is ordered by level (see Options), and
 // a refusal also names the level refused in the header
@@ -291,13 +299,27 @@ func (l *Limiter) Handler(next http.Handler) http.Handler {
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if why, ok := l.acquire(r.Context()); !ok {
-			if why != 0 {
-				l.refuse(w, r)
+			if why == 0 {
+				l.canceled(w, r)
 			}
+			l.refuse(w, r)
 			return
 		}
 		l.serve(next, w, r)
 	})
+}
+
+// canceled settles a request whose context was canceled before it got a
+// slot, not by a deadline: if its client is provably gone it counts it as
+// abandoned and panics with http.ErrAbortHandler, so that nothing is
+// written; otherwise it counts it as refused with Reason Canceled, and
+// the caller refuses it.
+func (l *Limiter) canceled(w http.ResponseWriter, r *http.Request) {
+	if gone.Client(r.Context(), w) {
+		l.abandoned.Add(1)
+		panic(http.ErrAbortHandler)
+	}
+	l.canceledN.Add(1)
 }
 
 // serve runs next for a request that holds a slot and gives the slot back

@@ -57,10 +57,12 @@ func (l *Limiter) levelHandler(next http.Handler) http.Handler {
 			key = prioritize.Key(ls.tenant(r))
 		}
 		if why, ok := l.acquireLevel(r.Context(), lv, key); !ok {
-			if why != 0 {
-				prioritize.SetHeader(w.Header(), lv, l.reject == nil)
-				l.refuse(w, r)
+			if why == 0 {
+				l.canceled(w, r)
+				ls.count(lv, Canceled, false)
 			}
+			prioritize.SetHeader(w.Header(), lv, l.reject == nil)
+			l.refuse(w, r)
 			return
 		}
 		l.serve(next, w, r)

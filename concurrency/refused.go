@@ -18,6 +18,11 @@ const (
 	// TimedOut: the caller waited out its wait budget, or its context
 	// deadline passed, before a slot came free.
 	TimedOut
+	// Canceled: the context of an HTTP request was canceled before it got
+	// a slot, while its client may still be waiting (the server's
+	// BaseContext, a middleware outside; see Handler). Acquire never
+	// refuses for it: it returns the context's error.
+	Canceled
 )
 
 func (r Reason) String() string {
@@ -28,6 +33,8 @@ func (r Reason) String() string {
 		return "over budget"
 	case TimedOut:
 		return "timed out"
+	case Canceled:
+		return "canceled"
 	}
 	return "Reason(" + strconv.Itoa(int(r)) + ")"
 }

@@ -16,14 +16,18 @@ type Stats struct {
 	MaxQueue int
 
 	Admitted uint64 // slots taken: requests passed to next, and successful Acquire and TryAcquire
-	// Refused is QueueFull + OverBudget + TimedOut: requests answered 503
-	// and Acquire calls that returned a *RefusedError. A failed TryAcquire
-	// is not counted.
+	// Refused is QueueFull + OverBudget + TimedOut + Canceled: requests
+	// answered 503 and Acquire calls that returned a *RefusedError. A
+	// failed TryAcquire is not counted.
 	Refused    uint64
 	QueueFull  uint64 // refused: queue full (or, LIFO, pushed out by a newer request)
 	OverBudget uint64 // refused at once: the estimated wait exceeded the wait budget
 	TimedOut   uint64 // refused after waiting out the wait budget or the context deadline
-	Abandoned  uint64 // context canceled (the caller left) before it got a slot: never run, not answered
+	Canceled   uint64 // refused: the request's context was canceled while its client may still wait
+	// Abandoned counts callers that left before they got a slot, never
+	// run and not answered: Acquire calls whose context was canceled, and
+	// requests whose client is provably gone (see Handler).
+	Abandoned uint64
 
 	// ServiceTime is the moving average of how long a slot is held (the
 	// duration of next), timed only while every slot is taken.
@@ -61,12 +65,13 @@ func (l *Limiter) Stats() Stats {
 		QueueFull:   l.full.Load(),
 		OverBudget:  l.overBudget.Load(),
 		TimedOut:    l.timedOut.Load(),
+		Canceled:    l.canceledN.Load(),
 		Abandoned:   l.abandoned.Load(),
 		ServiceTime: l.ServiceTime(),
 		QueueWait:   l.waited.Snapshot(),
 		Adaptive:    signals(l.ctl),
 	}
-	s.Refused = s.QueueFull + s.OverBudget + s.TimedOut
+	s.Refused = s.QueueFull + s.OverBudget + s.TimedOut + s.Canceled
 	if l.levels != nil {
 		s.Levels = new([priority.NumLevels]LevelStats)
 		for i := range s.Levels {

@@ -11,7 +11,7 @@ import (
 // name=name. At each scrape it calls l.Stats once and reports:
 //
 //	frontdoor_concurrency_admitted_total          counter    requests passed to next
-//	frontdoor_concurrency_refused_total{reason}   counter    503s: reason queue_full, over_budget or timed_out
+//	frontdoor_concurrency_refused_total{reason}   counter    503s: reason queue_full, over_budget, timed_out or canceled
 //	frontdoor_concurrency_abandoned_total         counter    clients that left while queued
 //	frontdoor_concurrency_running                 gauge      requests running next now
 //	frontdoor_concurrency_queued                  gauge      requests waiting for a slot now
@@ -59,6 +59,7 @@ func NewConcurrencyCollector(name string, l *concurrency.Limiter) prometheus.Col
 		ch <- counter(refused, st.QueueFull, "queue_full")
 		ch <- counter(refused, st.OverBudget, "over_budget")
 		ch <- counter(refused, st.TimedOut, "timed_out")
+		ch <- counter(refused, st.Canceled, "canceled")
 		ch <- counter(abandoned, st.Abandoned)
 		ch <- gauge(running, st.Running)
 		ch <- gauge(queued, st.Queued)

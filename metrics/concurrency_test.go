@@ -20,8 +20,10 @@ import (
 //   - H takes the slot and holds it 100 ms;
 //   - Q1 queues and waits out its 100 ms budget: timed_out, waited 0.1 s;
 //   - Q2 finds the queue full: queue_full;
-//   - Q3 queues and its client leaves at once: abandoned, waited 0 s;
+//   - Q3 queues and its client hangs up at once: abandoned, waited 0 s;
 //   - Q4 arrives with its deadline already passed: timed_out, never queued;
+//   - Q5 queues and its context is canceled while its client stays
+//     connected: canceled, waited 0 s;
 //   - H returns after 100 ms; a sample counts for at most twice the plan
 //     (8 ms + 2 × 4 ms of deviation), so as 32 ms: service time
 //     8 + (32-8)/8 = 11 ms.
@@ -69,16 +71,22 @@ func TestConcurrencyCollector(t *testing.T) {
 		wantCode("Q1", <-q1, 503)
 
 		ctx, cancel := context.WithCancel(bg)
-		q3 := make(chan *httptest.ResponseRecorder, 1)
-		go func() { q3 <- serve(ctx, "/") }()
+		q3 := make(chan *hangUpRecorder, 1)
+		go func() { q3 <- serveHangUp(h, httptest.NewRequestWithContext(ctx, "GET", "/", nil)) }()
 		synctest.Wait()
 		cancel()
-		if rec := <-q3; rec.Body.Len() != 0 || rec.Header().Get("Retry-After") != "" {
-			t.Errorf("Q3, client gone: got %d %q, want nothing written", rec.Code, rec.Body)
+		if rec := <-q3; rec.Body.Len() != 0 || rec.Header().Get("Retry-After") != "" || !rec.aborted {
+			t.Errorf("Q3, client gone: got %d %q, aborted %v, want nothing written and an abort", rec.Code, rec.Body, rec.aborted)
 		}
 		dctx, dcancel := context.WithDeadline(bg, time.Now())
 		wantCode("Q4", serve(dctx, "/"), 503)
 		dcancel()
+		cctx, ccancel := context.WithCancel(bg)
+		q5 := make(chan *httptest.ResponseRecorder, 1)
+		go func() { q5 <- serve(cctx, "/") }()
+		synctest.Wait()
+		ccancel()
+		wantCode("Q5", <-q5, 503)
 		close(hold)
 		synctest.Wait()
 
@@ -97,27 +105,28 @@ frontdoor_concurrency_limit{name="render"} 1
 frontdoor_concurrency_queue_limit{name="render"} 1
 # HELP frontdoor_concurrency_queue_wait_seconds Time spent queued by requests that queued, whatever their outcome.
 # TYPE frontdoor_concurrency_queue_wait_seconds histogram
-frontdoor_concurrency_queue_wait_seconds_bucket{name="render",le="0.0005"} 1
-frontdoor_concurrency_queue_wait_seconds_bucket{name="render",le="0.001"} 1
-frontdoor_concurrency_queue_wait_seconds_bucket{name="render",le="0.002"} 1
-frontdoor_concurrency_queue_wait_seconds_bucket{name="render",le="0.005"} 1
-frontdoor_concurrency_queue_wait_seconds_bucket{name="render",le="0.01"} 1
-frontdoor_concurrency_queue_wait_seconds_bucket{name="render",le="0.02"} 1
-frontdoor_concurrency_queue_wait_seconds_bucket{name="render",le="0.05"} 1
-frontdoor_concurrency_queue_wait_seconds_bucket{name="render",le="0.1"} 2
-frontdoor_concurrency_queue_wait_seconds_bucket{name="render",le="0.2"} 2
-frontdoor_concurrency_queue_wait_seconds_bucket{name="render",le="0.5"} 2
-frontdoor_concurrency_queue_wait_seconds_bucket{name="render",le="1"} 2
-frontdoor_concurrency_queue_wait_seconds_bucket{name="render",le="2"} 2
-frontdoor_concurrency_queue_wait_seconds_bucket{name="render",le="5"} 2
-frontdoor_concurrency_queue_wait_seconds_bucket{name="render",le="+Inf"} 2
+frontdoor_concurrency_queue_wait_seconds_bucket{name="render",le="0.0005"} 2
+frontdoor_concurrency_queue_wait_seconds_bucket{name="render",le="0.001"} 2
+frontdoor_concurrency_queue_wait_seconds_bucket{name="render",le="0.002"} 2
+frontdoor_concurrency_queue_wait_seconds_bucket{name="render",le="0.005"} 2
+frontdoor_concurrency_queue_wait_seconds_bucket{name="render",le="0.01"} 2
+frontdoor_concurrency_queue_wait_seconds_bucket{name="render",le="0.02"} 2
+frontdoor_concurrency_queue_wait_seconds_bucket{name="render",le="0.05"} 2
+frontdoor_concurrency_queue_wait_seconds_bucket{name="render",le="0.1"} 3
+frontdoor_concurrency_queue_wait_seconds_bucket{name="render",le="0.2"} 3
+frontdoor_concurrency_queue_wait_seconds_bucket{name="render",le="0.5"} 3
+frontdoor_concurrency_queue_wait_seconds_bucket{name="render",le="1"} 3
+frontdoor_concurrency_queue_wait_seconds_bucket{name="render",le="2"} 3
+frontdoor_concurrency_queue_wait_seconds_bucket{name="render",le="5"} 3
+frontdoor_concurrency_queue_wait_seconds_bucket{name="render",le="+Inf"} 3
 frontdoor_concurrency_queue_wait_seconds_sum{name="render"} 0.1
-frontdoor_concurrency_queue_wait_seconds_count{name="render"} 2
+frontdoor_concurrency_queue_wait_seconds_count{name="render"} 3
 # HELP frontdoor_concurrency_queued Requests waiting for a slot now.
 # TYPE frontdoor_concurrency_queued gauge
 frontdoor_concurrency_queued{name="render"} 0
 # HELP frontdoor_concurrency_refused_total Requests the limiter answered with 503, by reason.
 # TYPE frontdoor_concurrency_refused_total counter
+frontdoor_concurrency_refused_total{name="render",reason="canceled"} 1
 frontdoor_concurrency_refused_total{name="render",reason="over_budget"} 0
 frontdoor_concurrency_refused_total{name="render",reason="queue_full"} 1
 frontdoor_concurrency_refused_total{name="render",reason="timed_out"} 2

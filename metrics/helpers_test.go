@@ -2,6 +2,9 @@ package metrics_test
 
 import (
 	"bytes"
+	"context"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -111,3 +114,32 @@ func findMetric(mfs []*dto.MetricFamily, name string, want map[string]string) *d
 }
 
 func newRegistry() *prometheus.Registry { return prometheus.NewPedanticRegistry() }
+
+// hangUpRecorder is a ResponseRecorder for a client that hangs up when
+// its request's context is canceled, as net/http reports it: the context
+// is canceled, then CloseNotify fires.
+type hangUpRecorder struct {
+	*httptest.ResponseRecorder
+	closed  chan bool
+	aborted bool // the handler panicked with http.ErrAbortHandler
+}
+
+func (r *hangUpRecorder) CloseNotify() <-chan bool { return r.closed }
+
+// serveHangUp serves req through h for a client that hangs up when req's
+// context is canceled, and records an abort.
+func serveHangUp(h http.Handler, req *http.Request) (rec *hangUpRecorder) {
+	rec = &hangUpRecorder{ResponseRecorder: httptest.NewRecorder(), closed: make(chan bool, 1)}
+	stop := context.AfterFunc(req.Context(), func() { rec.closed <- true })
+	defer stop()
+	defer func() {
+		if v := recover(); v != nil {
+			if v != http.ErrAbortHandler {
+				panic(v)
+			}
+			rec.aborted = true
+		}
+	}()
+	h.ServeHTTP(rec, req)
+	return rec
+}
