@@ -45,6 +45,11 @@ var variants = map[string]variant{
 		wrap:  frontdoorAuto,
 		size:  func(c *serverConfig, cores int) { c.procs = cores },
 	},
+	"frontdoor-readme": {
+		about: "the README's composition with no number: shed.New(Options{}) in front of concurrency.New(Options{}), after concurrency.ReserveP() (CPU-bound handlers)",
+		wrap:  frontdoorReadme,
+		size:  func(c *serverConfig, cores int) { c.procs = cores },
+	},
 	"frontdoor-tight": {
 		about: "frontdoor, no headroom: limit = GOMAXPROCS = cores (what a user writes first)",
 		wrap:  func(s *server, h http.Handler) http.Handler { return frontdoor(s, h, s.limit) },
@@ -85,7 +90,7 @@ var variants = map[string]variant{
 // Default variant lists: every peer beside the oracle; none (no
 // protection) and, where the handler is CPU-bound, the no-headroom row.
 var (
-	peerVariants = []string{"frontdoor", "frontdoor-auto", "chi", "failsafe", "failsafe-queue", "vegas", "gradient2", "gozero", "kratos"}
+	peerVariants = []string{"frontdoor", "frontdoor-auto", "frontdoor-readme", "chi", "failsafe", "failsafe-queue", "vegas", "gradient2", "gozero", "kratos"}
 	uploadVars   = []string{"concurrency", "bodybuffer", "frontdoor", "split"}
 )
 
@@ -139,6 +144,17 @@ func frontdoorAuto(s *server, h http.Handler) http.Handler {
 	}
 	concurrency.ReserveP()
 	return limited(s, concurrency.New(concurrency.Options{}), h)
+}
+
+// frontdoorReadme returns h behind the composition the README's first
+// block gives, with every number left out: a Shedder in front of a
+// Limiter (the Shedder's counters are reported: it sees every request).
+func frontdoorReadme(s *server, h http.Handler) http.Handler {
+	if !ioBound(s.scenario) {
+		concurrency.ReserveP()
+	}
+	inner := concurrency.New(concurrency.Options{}).Handler(h)
+	return shedded(s, shed.New(shed.Options{}), inner)
 }
 
 // chiThrottle returns chi's ThrottleBacklog with the same limit, queue and
