@@ -30,12 +30,12 @@
 // 503 Service Unavailable with Retry-After, never 429: the client did
 // nothing wrong.
 //
-//	concurrency.ReserveP() // CPU-bound handlers: a P for the front door
+//	procs := concurrency.ReserveP() // CPU-bound handlers: a P for the front door
 //
 //	chk := ping.New(ping.Options{ReadyPath: "/ping", LivePath: "/livez"})
-//	shedder := shed.New(shed.Options{})               // the limit finds itself
+//	shedder := shed.New(shed.Options{Limit: 200}) // what you measured
 //	body := bodybuffer.New(bodybuffer.Options{})
-//	renders := concurrency.New(concurrency.Options{}) // so do the slots
+//	renders := concurrency.New(concurrency.Options{Limit: procs - 1}) // the sizing rule
 //
 //	mux := http.NewServeMux()
 //	mux.Handle("POST /render", body.Handler(renders.Handler(render)))

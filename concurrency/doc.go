@@ -101,23 +101,22 @@
 //
 // # A limit that finds itself
 //
-// With Limit 0 the slot count finds itself from what the handler
-// completes, how long requests wait in the queue, and how long goroutines
-// wait for a P. It starts one below GOMAXPROCS and doubles per window (a
-// few handler durations) while goodput — requests completed for a caller
-// still there, within their deadline — rises with it. Then it stays a
-// little above the product of the highest recent goodput and the
-// handler's duration when it shares nothing: below that product every
-// added slot adds goodput, above it requests only share the CPU or
-// whatever else they wait on. It follows the product when capacity or
-// request costs change; the duration it starts from is never raised by
-// waiting under sustained overload, only by a change that latency shows
-// does not depend on the slot count (the work itself got slower).
+// With Limit 0 the slot count finds itself (experimental: see the
+// README's Limitations). It starts open (1024 slots) and stays open until
+// there is evidence of overload, since a cold server is not overloaded and
+// a slow response alone is not overload: goroutines waiting for a P (the
+// runtime's /sched/latencies:seconds) while at least GOMAXPROCS − 1
+// requests run, a queue growing behind the handler (latency rising window
+// after window while more requests are in flight), or most requests
+// completed for callers already gone. Then it is set to the knee the
+// evidence points at: GOMAXPROCS − 1 when goroutines wait for a P (opened
+// again if that does not cure the wait), else a little above the product
+// of the goodput (requests completed for a caller still there, within
+// their deadline) and the duration before the queue grew. While it binds
+// it follows that knee; once it has not bound for a while it opens again.
 //
-// When runnable goroutines wait for a P (the runtime's
-// /sched/latencies:seconds), a limit near GOMAXPROCS is cut, never below
-// GOMAXPROCS − 1, and held under the cut for a while: after ReserveP that
-// leaves the front door its P while CPU-bound handlers keep every core
+// A limit cut for the P is held under the cut for a while: after ReserveP
+// that leaves the front door its P while CPU-bound handlers keep every core
 // busy. A MaxQueue left at 0 follows the limit, and a QueueTimeout left
 // at 0 follows the handler's duration: DefaultQueueRounds planned runs
 // (each at most twice the average), at most DefaultQueueTimeout. Stats

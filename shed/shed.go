@@ -22,15 +22,18 @@ type Options struct {
 	// Limit is the most requests in flight at once. SetLimit changes it
 	// while the server runs. New panics if it is negative.
 	//
-	// 0 means the limit finds itself from what the server completes: it
-	// starts low, doubles while goodput (requests completed for a client
-	// still there) rises with it, and then stays a little above the
-	// product of the highest recent goodput and the duration of a request
-	// that waits behind no other; it follows that product when capacity
-	// or request costs change, and is cut near GOMAXPROCS when goroutines
-	// wait for a P. It learns from the requests served by Handler;
-	// TryAcquire callers count against it but are not timed, so a Shedder
-	// used only through TryAcquire keeps its starting limit. The count
+	// 0 means the limit finds itself (experimental: see the README's
+	// Limitations). It starts open (1024) and is set only on evidence of
+	// overload: a queue growing behind the handler (latency rising window
+	// after window while more requests are in flight), most requests
+	// completed for callers already gone, or goroutines waiting for a P
+	// for several windows in a row while at least GOMAXPROCS − 1 requests
+	// run (a concurrency.Limiter behind the Shedder acts first). It is then
+	// set a little above the product of goodput (requests completed for a
+	// client still there) and the duration before the queue grew, follows
+	// that product while it binds, and opens again once it has not bound
+	// for a while. It learns from the requests served by Handler;
+	// TryAcquire callers count against it but are not timed. The count
 	// never passes the limit of the moment. Stats reports the limit and
 	// the signals behind it.
 	Limit int
