@@ -83,14 +83,15 @@ type Options struct {
 	Exempt func(*http.Request) bool
 
 	// Reject, if not nil, writes the answer to a refused request instead
-	// of the default. When it is called, the refusal's headers
-	// (Retry-After, and Connection: close when the connection will be
-	// closed) are already set on w with values of this request's own;
-	// Reject writes the status and the body. A body refusal carries no
-	// Retry-After: only Connection: close, on HTTP/1. Cause(r) tells why
-	// the request was refused (413, 408, 400 or 500 by default). It is
-	// not called for requests whose client went away. Nil means the
-	// default answers described at Handler.
+	// of the default. When it is called, the refusal's headers are
+	// already set on w with values of this request's own: on HTTP/1
+	// Connection: close (the connection closes after the answer), and
+	// Retry-After only for a request whose context was canceled while its
+	// client was still connected (ErrCanceled, 503 by default); no other
+	// refusal carries Retry-After. Reject writes the status and the body;
+	// Cause(r) tells why the request was refused (413, 408, 503, 400 or
+	// 500 by default). It is not called for requests whose client went
+	// away. Nil means the default answers described at Handler.
 	Reject http.Handler
 }
 
@@ -175,15 +176,18 @@ func Limit(maxBytes int64) func(http.Handler) http.Handler {
 // calling next.
 //
 // Sent: 413 (body over MaxBytes), 408 (IdleTimeout, MinRate, Timeout or
-// the request context's deadline passed), 400 (truncated or malformed
-// body) and 500 (a spool file could not be written), each with
-// Content-Type: text/plain; charset=utf-8, X-Content-Type-Options: nosniff
-// and a short fixed body, or whatever Reject writes. On HTTP/1.x a
-// refusal also carries Connection: close, and the connection closes
-// shortly after the response; on HTTP/2 only the refused stream ends. For
-// a client that is gone nothing is written: Handler panics with
-// http.ErrAbortHandler, which makes net/http drop the response without
-// logging; middlewares outside should let that panic through.
+// the request context's deadline passed), 503 with Retry-After: 1 (the
+// request context was canceled while the client was still connected),
+// 400 (truncated or malformed body) and 500 (a spool file could not be
+// written), each with Content-Type: text/plain; charset=utf-8,
+// X-Content-Type-Options: nosniff and a short fixed body, or whatever
+// Reject writes. On HTTP/1.x a refusal also carries Connection: close, and
+// the connection closes shortly after the response; on HTTP/2 only the
+// refused stream ends. For a client that is provably gone (see Outcomes
+// in the package documentation) nothing is written: Handler panics with
+// http.ErrAbortHandler, which makes net/http close the connection or
+// reset the stream without logging; middlewares outside should let that
+// panic through.
 //
 // What next sees: a shallow copy of the request whose Body is a reader
 // over the complete body, ContentLength its length, TransferEncoding nil

@@ -26,9 +26,15 @@
 //   - no byte for IdleTimeout, an average rate below MinRate once
 //     MinRateGrace has passed, past Timeout, or past the request
 //     context's deadline: 408 Request Timeout;
-//   - client gone (connection closed, stream reset, context canceled):
-//     nothing is written and next does not run; the request is only
-//     counted;
+//   - client gone (connection closed, stream reset): nothing is written
+//     and next does not run; the request is only counted. A client is
+//     gone when its request context was canceled as net/http cancels it
+//     then (with no cause of its own) and the ResponseWriter, or one it
+//     unwraps to, reports the close through http.CloseNotifier, as
+//     net/http's own writers do;
+//   - request context canceled otherwise, its client still connected
+//     (the server's BaseContext, a middleware outside): 503 Service
+//     Unavailable with Retry-After: 1, never an answer from nobody;
 //   - body truncated or malformed (unexpected EOF, bad chunked framing,
 //     body shorter or longer than its Content-Length): 400 Bad Request;
 //   - a temporary file for a large body cannot be written: 500;

@@ -157,36 +157,45 @@ func TestReadErrors(t *testing.T) {
 	defer cancel2()
 	deadlineCause, cancel3 := context.WithCancelCause(context.Background())
 	cancel3(context.DeadlineExceeded)
+	ownCause, cancel4 := context.WithCancelCause(context.Background())
+	cancel4(errors.New("shutting down"))
 	tests := []struct {
 		name   string
 		o      Options
 		ctx    context.Context
+		hangUp bool // the writer reports the connection closed
 		body   io.Reader
 		cl     int64
 		status int // 0: aborted with http.ErrAbortHandler
 		want   func(Stats) bool
 	}{
-		{"timeout", Options{}, nil, iotest.ErrReader(os.ErrDeadlineExceeded), -1, 408,
+		{"timeout", Options{}, nil, false, iotest.ErrReader(os.ErrDeadlineExceeded), -1, 408,
 			func(s Stats) bool { return s.TimedOut == 1 }},
-		{"timeout before canceled", Options{}, canceled, iotest.ErrReader(os.ErrDeadlineExceeded), -1, 408,
+		{"timeout before canceled", Options{}, canceled, false, iotest.ErrReader(os.ErrDeadlineExceeded), -1, 408,
 			func(s Stats) bool { return s.TimedOut == 1 }},
-		{"canceled", Options{}, canceled, iotest.ErrReader(io.ErrUnexpectedEOF), -1, 0,
+		{"client gone while reading", Options{}, canceled, true, iotest.ErrReader(io.ErrUnexpectedEOF), -1, 0,
 			func(s Stats) bool { return s.ClientGone == 1 }},
-		{"gone after EOF", Options{}, canceled, strings.NewReader("complete"), 8, 0,
+		{"gone after EOF", Options{}, canceled, true, strings.NewReader("complete"), 8, 0,
 			func(s Stats) bool { return s.ClientGone == 1 && s.Buffered == 0 }},
-		{"context deadline passed", Options{}, expired, strings.NewReader("complete"), 8, 408,
+		{"canceled while reading, client connected", Options{}, canceled, false, iotest.ErrReader(io.ErrUnexpectedEOF), -1, 503,
+			func(s Stats) bool { return s.Canceled == 1 && s.ClientGone == 0 }},
+		{"canceled after EOF, client connected", Options{}, canceled, false, strings.NewReader("complete"), 8, 503,
+			func(s Stats) bool { return s.Canceled == 1 && s.ClientGone == 0 && s.Buffered == 0 }},
+		{"canceled with a cause of its own", Options{}, ownCause, true, strings.NewReader("complete"), 8, 503,
+			func(s Stats) bool { return s.Canceled == 1 && s.ClientGone == 0 }},
+		{"context deadline passed", Options{}, expired, false, strings.NewReader("complete"), 8, 408,
 			func(s Stats) bool { return s.TimedOut == 1 && s.ClientGone == 0 }},
-		{"context deadline while reading", Options{}, expired, iotest.ErrReader(context.DeadlineExceeded), -1, 408,
+		{"context deadline while reading", Options{}, expired, false, iotest.ErrReader(context.DeadlineExceeded), -1, 408,
 			func(s Stats) bool { return s.TimedOut == 1 && s.ClientGone == 0 }},
-		{"context canceled with a deadline cause", Options{}, deadlineCause, iotest.ErrReader(context.Canceled), -1, 408,
+		{"context canceled with a deadline cause", Options{}, deadlineCause, false, iotest.ErrReader(context.Canceled), -1, 408,
 			func(s Stats) bool { return s.TimedOut == 1 && s.ClientGone == 0 }},
-		{"unexpected EOF", Options{}, nil, iotest.ErrReader(io.ErrUnexpectedEOF), -1, 400,
+		{"unexpected EOF", Options{}, nil, false, iotest.ErrReader(io.ErrUnexpectedEOF), -1, 400,
 			func(s Stats) bool { return s.Truncated == 1 }},
-		{"longer than declared", Options{}, nil, strings.NewReader("12345"), 3, 400,
+		{"longer than declared", Options{}, nil, false, strings.NewReader("12345"), 3, 400,
 			func(s Stats) bool { return s.Truncated == 1 }},
-		{"too large after spool", Options{MaxBytes: 10, MemBytes: 4}, nil, strings.NewReader(strings.Repeat("x", 11)), -1, 413,
+		{"too large after spool", Options{MaxBytes: 10, MemBytes: 4}, nil, false, strings.NewReader(strings.Repeat("x", 11)), -1, 413,
 			func(s Stats) bool { return s.TooLarge == 1 && s.Bytes == 11 }},
-		{"spool dir missing", Options{MemBytes: 4, Dir: "/nonexistent/bodybuffer"}, nil, strings.NewReader("123456"), -1, 500,
+		{"spool dir missing", Options{MemBytes: 4, Dir: "/nonexistent/bodybuffer"}, nil, false, strings.NewReader("123456"), -1, 500,
 			func(s Stats) bool { return s.SpoolErrors == 1 }},
 	}
 	for _, tt := range tests {
@@ -201,11 +210,15 @@ func TestReadErrors(t *testing.T) {
 				r = r.WithContext(tt.ctx)
 			}
 			w := httptest.NewRecorder()
+			var rw http.ResponseWriter = w
+			if tt.hangUp {
+				rw = closedWriter{w}
+			}
 			aborted := func() (v any) {
 				defer func() { v = recover() }()
 				b.Handler(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
 					t.Error("handler called")
-				})).ServeHTTP(w, r)
+				})).ServeHTTP(rw, r)
 				return nil
 			}()
 			if tt.status == 0 {
@@ -214,6 +227,10 @@ func TestReadErrors(t *testing.T) {
 				}
 			} else if w.Code != tt.status || w.Header().Get("Connection") != "close" {
 				t.Errorf("status = %d, Connection = %q, want %d, close", w.Code, w.Header().Get("Connection"), tt.status)
+			}
+			// Only the 503 says when to come back.
+			if got, want := w.Header().Get("Retry-After") != "", tt.status == 503; got != want {
+				t.Errorf("status %d with Retry-After %q", w.Code, w.Header().Get("Retry-After"))
 			}
 			if s := b.Stats(); !tt.want(s) || s.MemHeld != 0 {
 				t.Errorf("Stats() = %+v, not as expected", s)
@@ -229,30 +246,56 @@ func TestReadErrors(t *testing.T) {
 	}
 }
 
+// closedWriter is a ResponseWriter whose connection has closed, as
+// net/http reports a client that hung up: CloseNotify has fired.
+type closedWriter struct{ http.ResponseWriter }
+
+func (closedWriter) CloseNotify() <-chan bool {
+	c := make(chan bool, 1)
+	c <- true
+	return c
+}
+
+// A Reject handler learns why the request was refused, and finds set
+// Connection: close (HTTP/1) and, only for a context canceled while the
+// client is still connected, Retry-After.
 func TestRejectCause(t *testing.T) {
+	canceled, cancel := context.WithCancel(context.Background())
+	cancel()
 	tests := []struct {
-		name string
-		body io.Reader
-		cl   int64
-		is   error
+		name  string
+		ctx   context.Context
+		body  io.Reader
+		cl    int64
+		is    error
+		retry string // the Retry-After Reject finds
 	}{
-		{"declared too large", strings.NewReader(""), 11, nil},
-		{"read too large", strings.NewReader(strings.Repeat("x", 11)), -1, nil},
-		{"timeout", iotest.ErrReader(os.ErrDeadlineExceeded), -1, ErrTimeout},
-		{"truncated", iotest.ErrReader(io.ErrUnexpectedEOF), -1, ErrTruncated},
+		{"declared too large", nil, strings.NewReader(""), 11, nil, ""},
+		{"read too large", nil, strings.NewReader(strings.Repeat("x", 11)), -1, nil, ""},
+		{"timeout", nil, iotest.ErrReader(os.ErrDeadlineExceeded), -1, ErrTimeout, ""},
+		{"truncated", nil, iotest.ErrReader(io.ErrUnexpectedEOF), -1, ErrTruncated, ""},
+		{"canceled, client connected", canceled, strings.NewReader("complete"), 8, ErrCanceled, "1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var cause error
+			var retry string
 			b := New(Options{MaxBytes: 10, Reject: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				cause = Cause(r)
+				retry = w.Header().Get("Retry-After")
 				w.WriteHeader(http.StatusTeapot)
 			})})
 			r := httptest.NewRequest("POST", "/", io.NopCloser(tt.body))
 			r.ContentLength = tt.cl
+			if tt.ctx != nil {
+				r = r.WithContext(tt.ctx)
+			}
 			w := serveOnce(t, b, r, func(http.ResponseWriter, *http.Request) { t.Error("handler called") })
 			if w.Code != http.StatusTeapot || w.Header().Get("Connection") != "close" {
 				t.Errorf("status = %d, Connection = %q, want 418, close", w.Code, w.Header().Get("Connection"))
+			}
+			if retry != tt.retry {
+				t.Errorf("Reject found Retry-After %q, want %q", retry, tt.retry)
 			}
 			if tt.is == nil {
 				var mbe *http.MaxBytesError

@@ -8,6 +8,8 @@ import (
 	"os"
 	"strconv"
 	"time"
+
+	"github.com/frontdoor-go/frontdoor/internal/gone"
 )
 
 // Why a body did not reach next; match them with errors.Is. Cause reports
@@ -20,6 +22,10 @@ var (
 	ErrTimeout = errors.New("bodybuffer: timed out reading the request body")
 	// ErrClientGone: the client closed the connection or reset the stream.
 	ErrClientGone = errors.New("bodybuffer: client went away")
+	// ErrCanceled: the request context was canceled, not by a deadline,
+	// while the client was still connected (the server's BaseContext, a
+	// middleware outside).
+	ErrCanceled = errors.New("bodybuffer: request context canceled")
 	// ErrTruncated: the body ended early or its framing was malformed.
 	ErrTruncated = errors.New("bodybuffer: request body truncated or malformed")
 	// ErrSpool: the temporary file for a large body could not be written.
@@ -37,9 +43,10 @@ var errCtxDone = errors.New("bodybuffer: request context done")
 // comes before "client gone" because on HTTP/1 a read deadline also
 // cancels the request context. A context whose deadline passed (set by
 // an outer middleware, a per-route budget) is a timeout: its client is
-// still there and gets an answer. Only a canceled context means the
-// client is gone.
-func classify(r *http.Request, err error) error {
+// still there and gets an answer. A canceled context means the client is
+// gone only if w reports its connection closed (see internal/gone);
+// otherwise the client may still wait, and is refused (ErrCanceled).
+func classify(w http.ResponseWriter, r *http.Request, err error) error {
 	ctx := r.Context()
 	switch {
 	case err == errTooLarge:
@@ -50,7 +57,10 @@ func classify(r *http.Request, err error) error {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(context.Cause(ctx), context.DeadlineExceeded) {
 			return ErrTimeout
 		}
-		return ErrClientGone
+		if gone.Client(ctx, w) {
+			return ErrClientGone
+		}
+		return ErrCanceled
 	case errors.Is(err, context.Canceled), errors.Is(err, net.ErrClosed):
 		return ErrClientGone
 	case errors.Is(err, ErrSpool):
@@ -71,8 +81,9 @@ func isTimeout(err error) bool {
 type causeKey struct{}
 
 // Cause reports why the request reaching a Reject handler was refused:
-// an *http.MaxBytesError, or an error matching ErrTimeout, ErrTruncated or
-// ErrSpool with errors.Is. It returns nil for any other request.
+// an *http.MaxBytesError, or an error matching ErrTimeout, ErrCanceled,
+// ErrTruncated or ErrSpool with errors.Is. It returns nil for any other
+// request.
 func Cause(r *http.Request) error {
 	err, _ := r.Context().Value(causeKey{}).(error)
 	return err
@@ -80,7 +91,7 @@ func Cause(r *http.Request) error {
 
 // fail classifies a read error, counts it and answers it.
 func (b *Buffer) fail(w http.ResponseWriter, r *http.Request, err error) {
-	switch class := classify(r, err); class {
+	switch class := classify(w, r, err); class {
 	case errTooLarge:
 		b.c.tooLarge.Add(1)
 		b.refuse(w, r, http.StatusRequestEntityTooLarge, b.tooLarge, nil)
@@ -94,6 +105,9 @@ func (b *Buffer) fail(w http.ResponseWriter, r *http.Request, err error) {
 		// or resets the stream, without logging.
 		b.c.clientGone.Add(1)
 		panic(http.ErrAbortHandler)
+	case ErrCanceled:
+		b.c.canceled.Add(1)
+		b.refuse(w, r, http.StatusServiceUnavailable, class, err)
 	case ErrSpool:
 		b.c.spoolErrors.Add(1)
 		b.refuse(w, r, http.StatusInternalServerError, class, err)
@@ -106,18 +120,23 @@ func (b *Buffer) fail(w http.ResponseWriter, r *http.Request, err error) {
 // Preformatted refusals: header values and bodies are built once, so a
 // default refusal allocates nothing of ours. These shared values are
 // never handed to user code (a Reject handler gets values of its own).
-// They are not internal/refusal's: that one answers 503 with Retry-After,
-// these four statuses carry no Retry-After.
+// They are not internal/refusal's: of these statuses only the 503 carries
+// Retry-After, and every one X-Content-Type-Options.
 var (
 	hdrClose       = []string{"close"}
 	hdrContentType = []string{"text/plain; charset=utf-8"}
 	hdrNoSniff     = []string{"nosniff"}
+	hdrRetryAfter  = []string{retryAfter}
 
 	msgTooLarge = newRefusal("request body too large\n")
 	msgTimeout  = newRefusal("request body timeout\n")
 	msgBad      = newRefusal("bad request body\n")
 	msgInternal = newRefusal("cannot store request body\n")
+	msgCanceled = newRefusal("request canceled, retry later\n")
 )
+
+// retryAfter is the Retry-After of the 503 for ErrCanceled, in seconds.
+const retryAfter = "1"
 
 // closeGrace is how long net/http may still read the rest of a refused
 // body after the response, on HTTP/1: a client still uploading gets to
@@ -149,6 +168,9 @@ func (b *Buffer) refuse(w http.ResponseWriter, r *http.Request, status int, clas
 		if http1 {
 			h["Connection"] = []string{"close"}
 		}
+		if status == http.StatusServiceUnavailable {
+			h["Retry-After"] = []string{retryAfter}
+		}
 		ctx := context.WithValue(r.Context(), causeKey{}, wrap(class, err))
 		b.reject.ServeHTTP(w, r.WithContext(ctx))
 		return
@@ -161,6 +183,9 @@ func (b *Buffer) refuse(w http.ResponseWriter, r *http.Request, status int, clas
 		m = msgTimeout
 	case http.StatusBadRequest:
 		m = msgBad
+	case http.StatusServiceUnavailable:
+		m = msgCanceled
+		h["Retry-After"] = hdrRetryAfter
 	default:
 		m = msgInternal
 	}

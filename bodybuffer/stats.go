@@ -12,9 +12,10 @@ type Stats struct {
 	Buffered    uint64 // bodies read completely and handed to next
 	Bytes       uint64 // body bytes read from clients, whatever the outcome
 	Spilled     uint64 // bodies larger than MemBytes, spooled to a file
-	Refused     uint64 // answered without running next: TooLarge + TimedOut + Truncated + SpoolErrors
+	Refused     uint64 // answered without running next: TooLarge + TimedOut + Canceled + Truncated + SpoolErrors
 	TooLarge    uint64 // 413: over MaxBytes, declared or read
 	TimedOut    uint64 // 408: IdleTimeout, MinRate, Timeout or context deadline
+	Canceled    uint64 // 503: request context canceled while the client was still connected
 	Truncated   uint64 // 400: body ended early or malformed framing
 	SpoolErrors uint64 // 500: the temporary file could not be written
 	ClientGone  uint64 // client closed or reset before next could run; nothing answered
@@ -38,7 +39,8 @@ var sizeBounds = []float64{1 << 10, 1 << 12, 1 << 14, 1 << 16, 1 << 18, 1 << 20,
 
 type counters struct {
 	buffered, bytes, spilled, tooLarge, timedOut atomic.Uint64
-	clientGone, truncated, spoolErrors, passed   atomic.Uint64
+	canceled, clientGone, truncated              atomic.Uint64
+	spoolErrors, passed                          atomic.Uint64
 	reading, memHeld, memPeak                    atomic.Int64
 	sizes                                        *histogram.Histogram // in bytes
 }
@@ -54,11 +56,12 @@ func (b *Buffer) Stats() Stats {
 	c := &b.c
 	s := Stats{
 		Buffered: c.buffered.Load(), Bytes: c.bytes.Load(), Spilled: c.spilled.Load(),
-		TooLarge: c.tooLarge.Load(), TimedOut: c.timedOut.Load(), ClientGone: c.clientGone.Load(),
-		Truncated: c.truncated.Load(), SpoolErrors: c.spoolErrors.Load(), Passed: c.passed.Load(),
+		TooLarge: c.tooLarge.Load(), TimedOut: c.timedOut.Load(), Canceled: c.canceled.Load(),
+		ClientGone: c.clientGone.Load(),
+		Truncated:  c.truncated.Load(), SpoolErrors: c.spoolErrors.Load(), Passed: c.passed.Load(),
 		Reading: c.reading.Load(), MemHeld: c.memHeld.Load(), MemPeak: c.memPeak.Load(),
 		Sizes: c.sizes.Snapshot(),
 	}
-	s.Refused = s.TooLarge + s.TimedOut + s.Truncated + s.SpoolErrors
+	s.Refused = s.TooLarge + s.TimedOut + s.Canceled + s.Truncated + s.SpoolErrors
 	return s
 }

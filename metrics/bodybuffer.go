@@ -14,7 +14,8 @@ import (
 //	frontdoor_bodybuffer_spilled_total           counter    bodies spooled to a file
 //	frontdoor_bodybuffer_passed_total            counter    requests passed to next untouched
 //	frontdoor_bodybuffer_refused_total{reason}   counter    too_large (413), timed_out (408),
-//	                                                        truncated (400), spool_error (500)
+//	                                                        canceled (503), truncated (400),
+//	                                                        spool_error (500)
 //	frontdoor_bodybuffer_aborted_total{reason}   counter    client_gone: no handler, no answer
 //	frontdoor_bodybuffer_reading                 gauge      bodies being read now
 //	frontdoor_bodybuffer_memory_bytes            gauge      bytes of body buffers held now
@@ -47,6 +48,7 @@ func NewBodyBufferCollector(name string, b *bodybuffer.Buffer) prometheus.Collec
 		ch <- counter(passed, st.Passed)
 		ch <- counter(refused, st.TooLarge, "too_large")
 		ch <- counter(refused, st.TimedOut, "timed_out")
+		ch <- counter(refused, st.Canceled, "canceled")
 		ch <- counter(refused, st.Truncated, "truncated")
 		ch <- counter(refused, st.SpoolErrors, "spool_error")
 		ch <- counter(aborted, st.ClientGone, "client_gone")

@@ -34,18 +34,20 @@ func TestBodyBufferCollector(t *testing.T) {
 		body io.Reader
 		cl   int64 // Content-Length; -1: unknown (chunked)
 		ctx  context.Context
+		gone bool   // the client hangs up when ctx is canceled
 		hdr  string // an Upgrade header, if set
 		want int    // status; 0: aborted with http.ErrAbortHandler
 	}{
-		{"buffered", strings.NewReader("hello"), 5, nil, "", 200},                              // 5 bytes read
-		{"spilled", strings.NewReader(strings.Repeat("s", 20)), 20, nil, "", 200},              // 20
-		{"declared too large", strings.NewReader(strings.Repeat("d", 101)), 101, nil, "", 413}, // 0
-		{"read too large", strings.NewReader(strings.Repeat("r", 150)), -1, nil, "", 413},      // 101
-		{"truncated", iotest.ErrReader(io.ErrUnexpectedEOF), -1, nil, "", 400},                 // 0
-		{"timed out", iotest.ErrReader(os.ErrDeadlineExceeded), -1, nil, "", 408},              // 0
-		{"client gone", strings.NewReader("complete"), 8, canceled, "", 0},                     // 8
-		{"upgrade passes", strings.NewReader("x"), 1, nil, "websocket", 200},                   // not read
-		{"no body", nil, 0, nil, "", 200},                                                      // not counted
+		{"buffered", strings.NewReader("hello"), 5, nil, false, "", 200},                              // 5 bytes read
+		{"spilled", strings.NewReader(strings.Repeat("s", 20)), 20, nil, false, "", 200},              // 20
+		{"declared too large", strings.NewReader(strings.Repeat("d", 101)), 101, nil, false, "", 413}, // 0
+		{"read too large", strings.NewReader(strings.Repeat("r", 150)), -1, nil, false, "", 413},      // 101
+		{"truncated", iotest.ErrReader(io.ErrUnexpectedEOF), -1, nil, false, "", 400},                 // 0
+		{"timed out", iotest.ErrReader(os.ErrDeadlineExceeded), -1, nil, false, "", 408},              // 0
+		{"client gone", strings.NewReader("complete"), 8, canceled, true, "", 0},                      // 8
+		{"canceled, client connected", strings.NewReader("waiting"), 7, canceled, false, "", 503},
+		{"upgrade passes", strings.NewReader("x"), 1, nil, false, "websocket", 200}, // not read
+		{"no body", nil, 0, nil, false, "", 200},                                    // not counted
 	} {
 		rec := httptest.NewRecorder()
 		r := httptest.NewRequest("POST", "/", tc.body)
@@ -55,6 +57,12 @@ func TestBodyBufferCollector(t *testing.T) {
 		}
 		if tc.hdr != "" {
 			r.Header.Set("Upgrade", tc.hdr)
+		}
+		if tc.gone {
+			if rec := serveHangUp(h, r); !rec.aborted || rec.Body.Len() != 0 {
+				t.Errorf("%s: aborted %v, body %q, want an abort and nothing written", tc.name, rec.aborted, rec.Body)
+			}
+			continue
 		}
 		got := func() (code int) {
 			defer func() {
@@ -118,12 +126,13 @@ frontdoor_bodybuffer_memory_peak_bytes{name="upload"} 1024
 frontdoor_bodybuffer_passed_total{name="upload"} 1
 # HELP frontdoor_bodybuffer_read_bytes_total Request body bytes read from clients, whatever the outcome.
 # TYPE frontdoor_bodybuffer_read_bytes_total counter
-frontdoor_bodybuffer_read_bytes_total{name="upload"} 142
+frontdoor_bodybuffer_read_bytes_total{name="upload"} 149
 # HELP frontdoor_bodybuffer_reading Request bodies being read now.
 # TYPE frontdoor_bodybuffer_reading gauge
 frontdoor_bodybuffer_reading{name="upload"} 0
 # HELP frontdoor_bodybuffer_refused_total Requests answered with an error before the handler ran, by reason.
 # TYPE frontdoor_bodybuffer_refused_total counter
+frontdoor_bodybuffer_refused_total{name="upload",reason="canceled"} 1
 frontdoor_bodybuffer_refused_total{name="upload",reason="spool_error"} 1
 frontdoor_bodybuffer_refused_total{name="upload",reason="timed_out"} 1
 frontdoor_bodybuffer_refused_total{name="upload",reason="too_large"} 2

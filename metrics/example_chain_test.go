@@ -62,6 +62,7 @@ func ExampleNewBodyBufferCollector() {
 	printLines(rec.Body.String(), "frontdoor_bodybuffer_buffered_total", "frontdoor_bodybuffer_refused_total")
 	// Output:
 	// frontdoor_bodybuffer_buffered_total{name="upload"} 1
+	// frontdoor_bodybuffer_refused_total{name="upload",reason="canceled"} 0
 	// frontdoor_bodybuffer_refused_total{name="upload",reason="spool_error"} 0
 	// frontdoor_bodybuffer_refused_total{name="upload",reason="timed_out"} 0
 	// frontdoor_bodybuffer_refused_total{name="upload",reason="too_large"} 1
