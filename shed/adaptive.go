@@ -7,12 +7,13 @@ import (
 	"github.com/frontdoor-go/frontdoor/internal/adaptive"
 )
 
-// schedWindows is how many windows in a row goroutines must wait for a P
-// before a Shedder's open limit is cut to the Ps: more than the one a
-// concurrency.Limiter behind it waits, so that the Limiter, closer to the
-// CPU-bound handlers, acts first and the Shedder never reads the
-// Limiter's doing as its own.
-const schedWindows = 3
+// schedWindows: a Shedder's open limit is never cut for goroutines
+// waiting for a P. In front of a concurrency.Limiter that wait is the
+// Limiter's to cure (and on a shared host, another process's doing, which
+// a cut to the Ps would turn into refusing nearly everything); CPU-bound
+// handlers with no Limiter behind the Shedder show a queue growing behind
+// the handler instead, which sets the limit.
+const schedWindows = -1
 
 func newController(c *inflight.Counter) *adaptive.Controller {
 	return adaptive.New(adaptive.Config{InFlight: c.Load, SchedWindows: schedWindows})

@@ -107,7 +107,9 @@ type Config struct {
 	// SchedWindows is how many windows in a row goroutines must wait for a
 	// P before an open limit is cut to GOMAXPROCS − 1: 1 for the limiter
 	// closest to CPU-bound handlers, more for one in front of another
-	// limiter, which then gets the chance to act first. Zero means 1.
+	// limiter, which then gets the chance to act first. Zero means 1;
+	// negative means never: the limit is then set on the other evidence
+	// only.
 	SchedWindows int
 }
 
@@ -119,7 +121,10 @@ func New(cfg Config) *Controller {
 
 func newController(cfg Config, sched func() time.Duration) *Controller {
 	c := &Controller{epoch: time.Now(), sched: sched, procs: gomaxprocs,
-		inflight: cfg.InFlight, patience: max(cfg.SchedWindows, 1)}
+		inflight: cfg.InFlight, patience: cfg.SchedWindows}
+	if c.patience == 0 {
+		c.patience = 1
+	}
 	c.st = state{lim: openLimit, open: true}
 	c.st.cpu.hold = minHold
 	c.limit.Store(openLimit)

@@ -86,13 +86,12 @@ type state struct {
 	riseFrom              window  // the window before the rise
 	drainUntil            int64   // windows that start before this measure no limit
 
-	hot      int           // windows in a row with goroutines waiting for a P
-	trial    bool          // a cut of an open limit to the Ps awaits proof that it cures
-	before   float64       // the limit before that cut
-	cutSched time.Duration // the scheduler latency that made it
-	mute     int           // windows the scheduler latency cannot cut an open limit
-	muteN    int           // the next mute
-	cpu      cpuCeiling
+	hot    int     // windows in a row with goroutines waiting for a P
+	trial  bool    // a cut of an open limit to the Ps awaits proof that it cures
+	before float64 // the limit before that cut
+	mute   int     // windows the scheduler latency cannot cut an open limit
+	muteN  int     // the next mute
+	cpu    cpuCeiling
 }
 
 // cpuCeiling holds a limit near GOMAXPROCS under a cut that the scheduler
@@ -389,11 +388,9 @@ func (c *Controller) evidence(w window) (base time.Duration, ok bool) {
 // waited too long for patience windows in a row with at least that many
 // requests in flight: CPU-bound handlers then leave a P to refuse with.
 // The cut is on trial: once the requests above it have drained, if
-// goroutines still wait about as long as before it (not under half), the
-// cause is elsewhere (another process, the collector), the limit opens
-// again and the scheduler latency cannot cut it for a while, longer each
-// time. CPU-bound handlers sharing the cores with another process wait
-// less once cut, and stay cut. A limit set on evidence is cut by
+// goroutines still wait, the cause is elsewhere (another process, the
+// collector), the limit opens again and the scheduler latency cannot cut
+// it for a while, longer each time. A limit set on evidence is cut by
 // schedCeiling.
 func (c *Controller) schedCut(w window, lim float64) float64 {
 	st := &c.st
@@ -404,7 +401,7 @@ func (c *Controller) schedCut(w window, lim float64) float64 {
 			return lim // the requests admitted before the cut still run
 		}
 		st.trial = false
-		if hot && w.sched > st.cutSched/2 {
+		if hot {
 			st.muteN = min(max(2*st.muteN, minHold), maxHold)
 			st.mute = st.muteN
 			c.reopen()
@@ -423,11 +420,11 @@ func (c *Controller) schedCut(w window, lim float64) float64 {
 	} else {
 		st.hot = 0
 	}
-	if st.hot < c.patience {
+	if c.patience < 0 || st.hot < c.patience {
 		return lim
 	}
 	cut := max(1, procs-1)
-	st.hot, st.open, st.trial, st.before, st.cutSched = 0, false, true, lim, w.sched
+	st.hot, st.open, st.trial, st.before = 0, false, true, lim
 	st.base, st.baseAge = st.lowest(), 0
 	st.cpu.ceil, st.cpu.left = cut, max(st.cpu.hold, minHold)
 	return cut

@@ -170,31 +170,3 @@ func runPool(t *testing.T, c *Controller, size int, svc time.Duration, load floa
 	}
 	return s
 }
-
-// CPU-bound handlers on cores that another process shares: goroutines
-// still wait for a P after the cut, but far less than before it, and the
-// cut must hold.
-func TestCPUBoundSharedCores(t *testing.T) {
-	const svc = 8 * time.Millisecond
-	capacity := 1.2 / svc.Seconds()
-	synctest.Test(t, func(t *testing.T) {
-		var s *sim
-		sched := func() time.Duration {
-			if n := s.in.ResetPeak(); n > 2 {
-				return time.Duration(n) * time.Millisecond // many goroutines per P
-			}
-			return 3 * time.Millisecond // the other process
-		}
-		c := newTestController(t, sched)
-		c.procs = func() int { return 3 }
-		s = newSim(t, c, 1<<16, 1<<16, 100*time.Millisecond)
-		s.cores.Store(1.2)
-		s.queue = 50 * time.Millisecond
-		s.setRate(3 * capacity)
-		s.setService(about(svc))
-		s.runAll(10 * time.Second)
-		if g := s.goodput(2, 10); g < 0.9*capacity {
-			t.Errorf("goodput = %.0f/s, want >= 90%% of %.0f/s", g, capacity)
-		}
-	})
-}
