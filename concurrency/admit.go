@@ -138,9 +138,10 @@ func (l *Limiter) wait(ctx context.Context, lv priority.Level, key uint64) (why 
 		l.busySince = now
 	}
 	if n >= l.queueCap() {
-		// A newcomer pushes out a waiter of a lower level, or with LIFO
-		// of its own; otherwise it is refused.
-		old := l.q.Victim(lv, lifo)
+		// A newcomer pushes out a waiter of a lower level, or of its own
+		// with LIFO or from a tenant with more waiters than its own;
+		// otherwise it is refused.
+		old := l.q.Victim(lv, key, lifo)
 		if old == nil {
 			l.mu.Unlock()
 			l.full.Add(1)

@@ -112,11 +112,13 @@ type Options struct {
 
 	// Tenant, if not nil, names the tenant (a customer, an API key) of a
 	// request: within a level, the queue takes turns between tenants, and
-	// a full queue pushes out a waiter of the tenant with the most, so one
-	// noisy tenant cannot take its level's whole share. Tenants are told
-	// apart by a hash, in a bounded number of groups. Without Priority,
-	// all requests are of priority.Default. It must be cheap and must not
-	// allocate. Nil means no tenants.
+	// a full queue pushes out the oldest waiter of the tenant with the
+	// most, for a newcomer of its level too when that tenant has at least
+	// two waiters more than the newcomer's, so one noisy tenant cannot
+	// take its level's whole share. Tenants are told apart by a hash, in
+	// a bounded number of groups. Without Priority, all requests are of
+	// priority.Default. It must be cheap and must not allocate. Nil means
+	// no tenants.
 	Tenant func(*http.Request) string
 }
 

@@ -15,9 +15,10 @@ const Buckets = 64
 // A Fair queue also takes turns between tenants within a level: the
 // waiters of each level are grouped by Node.Key, the groups are served in
 // turn (round robin, each in the limiter's order), and a full queue pushes
-// out a waiter of the group with the most waiters. So one tenant that
-// sends much more than the others gets at most its turn, and loses its
-// own waiters first.
+// out a waiter of the group with the most waiters, also for a newcomer of
+// the same level whose own group has fewer (longest queue drop). So one
+// tenant that sends much more than the others gets at most its turn, and
+// loses its own waiters first.
 //
 // Nodes are intrusive, as in container/list without the allocation: the
 // limiter owns each Node (usually inside its waiter) and pushes it at most
@@ -208,29 +209,42 @@ func (q *Queue[T]) Below(l priority.Level) bool {
 	return false
 }
 
-// Victim returns the waiter that a newcomer of level l pushes out of a
-// full queue, without removing it: of the lowest level below l that has
-// waiters, the oldest (in a Fair queue, of the group with the most
-// waiters); with lifo, a waiter of level l itself too, as a LIFO queue
-// without levels would. It returns nil when the newcomer must be refused
-// instead.
-func (q *Queue[T]) Victim(l priority.Level, lifo bool) *Node[T] {
+// Victim returns the waiter that a newcomer of level l and key pushes out
+// of a full queue, without removing it: of the lowest level below l that
+// has waiters, the oldest (in a Fair queue, of the group with the most
+// waiters). Failing that, a waiter of level l itself: with lifo the
+// oldest (of the group with the most waiters), as a LIFO queue without
+// levels would; in a Fair queue, the oldest of the group with the most
+// waiters if that group has at least two more than the newcomer's, so
+// that a full queue still takes turns between tenants. It returns nil
+// when the newcomer must be refused instead.
+func (q *Queue[T]) Victim(l priority.Level, key uint64, lifo bool) *Node[T] {
 	top := l.Index()
-	if lifo {
-		top++
-	}
 	for i := range top {
-		lv := &q.levels[i]
-		if lv.n == 0 {
-			continue
+		if lv := &q.levels[i]; lv.n > 0 {
+			b, _ := lv.most()
+			return lv.groups[b].head
 		}
-		b, most := lv.cur, lv.groups[lv.cur].n
-		for c := lv.next[b]; c != lv.cur; c = lv.next[c] {
-			if n := lv.groups[c].n; n > most {
-				b, most = c, n
-			}
-		}
-		return lv.groups[b].head
 	}
-	return nil
+	lv := &q.levels[top]
+	if lv.n == 0 || !lifo && !q.Fair {
+		return nil
+	}
+	b, most := lv.most()
+	if !lifo && most < lv.groups[key%Buckets].n+2 {
+		return nil
+	}
+	return lv.groups[b].head
+}
+
+// most returns the group of lv, which has waiters, with the most waiters
+// (the first in turn of those that tie), and how many it has.
+func (lv *level[T]) most() (b int16, n int) {
+	b, n = lv.cur, lv.groups[lv.cur].n
+	for c := lv.next[b]; c != lv.cur; c = lv.next[c] {
+		if m := lv.groups[c].n; m > n {
+			b, n = c, m
+		}
+	}
+	return b, n
 }

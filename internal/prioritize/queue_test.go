@@ -41,7 +41,7 @@ func run(ops []op, lifo bool) string {
 			out = append(out, nd.Value)
 		default:
 			if o.max > 0 && q.Len() >= o.max {
-				v := q.Victim(o.l, lifo)
+				v := q.Victim(o.l, 0, lifo)
 				if v == nil {
 					out = append(out, "!"+o.push)
 					continue
@@ -184,6 +184,18 @@ func TestQueueFair(t *testing.T) {
 		{"full LIFO: the noisiest tenant of the same level loses", true, true, 4,
 			[]string{"a1:S", "a2:S", "a3:S", "b1:S", "b2:S"}, 4,
 			"-a1 a3 b2 a2 b1"},
+		{"full FIFO: a quieter newcomer of the same level pushes out the noisiest", true, false, 4,
+			[]string{"a1:S", "a2:S", "a3:S", "b1:S", "c1:S", "b2:S"}, 4,
+			"-a1 !b2 a2 b1 c1 a3"},
+		{"full FIFO: a newcomer of the noisiest tenant is refused", true, false, 4,
+			[]string{"a1:S", "a2:S", "a3:S", "b1:S", "a4:S"}, 4,
+			"!a4 a1 b1 a2 a3"},
+		{"full FIFO: a tenant tied for the most is refused, a new one pushes out the first in turn of those tied", true, false, 4,
+			[]string{"a1:S", "a2:S", "b1:S", "b2:S", "b3:S", "c1:S"}, 4,
+			"!b3 -a1 a2 b1 c1 b2"},
+		{"full FIFO, not fair: the newcomer is refused", false, false, 2,
+			[]string{"a1:S", "a2:S", "b1:S"}, 2,
+			"!b1 a1 a2"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			q := Queue[string]{Fair: tt.fair}
@@ -195,7 +207,7 @@ func TestQueueFair(t *testing.T) {
 					l = C
 				}
 				if tt.max > 0 && q.Len() >= tt.max {
-					v := q.Victim(l, tt.lifo)
+					v := q.Victim(l, uint64(name[0]), tt.lifo)
 					if v == nil {
 						out = append(out, "!"+name)
 						continue
