@@ -75,7 +75,8 @@
 // # What the server is told
 //
 // Each retry carries its number in AttemptHeader ("Frontdoor-Attempt: 2"
-// on the first retry). A request
+// on the first retry). A server whose shed or concurrency limiter
+// classifies with Demote refuses retries before first attempts. A request
 // whose context has a level (priority.WithLevel) carries it in
 // priority.DefaultHeader, as priority.Transport sends it, unless the
 // request has that header already.

@@ -20,7 +20,7 @@ const (
 
 // AttemptHeader is the request header in which the Transport numbers the
 // retries of a request: "Frontdoor-Attempt: 2" on the first retry, 3 on
-// the next. A first attempt does not carry it.
+// the next. A first attempt does not carry it. Demote reads it.
 const AttemptHeader = "Frontdoor-Attempt"
 
 // Transport is an http.RoundTripper that retries what is safe to retry,
