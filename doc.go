@@ -16,6 +16,9 @@
 //   - ping: answer health checks before anything else, drain on shutdown,
 //     and report load to HAProxy's agent-check.
 //   - metrics: every counter above as Prometheus collectors and expvar.
+//   - retry: the caller's side: an http.RoundTripper that retries only
+//     what is safe, honors Retry-After within the deadline and a retry
+//     budget, and throttles locally when the server refuses most requests.
 //
 // # Composition
 //
