@@ -77,9 +77,14 @@ type Options struct {
 	Priority priority.Classifier
 
 	// Tenant, if not nil, names the tenant (a customer, an API key) of a
-	// request: near the limit of its level, a tenant that holds more
-	// places than the average tenant of its level in flight is refused
-	// first, so one noisy tenant cannot take its level's whole share.
+	// request: the places of each level are shared between its tenants by
+	// what they ask for, refused requests included. A tenant that asks for
+	// more than its fair share is refused while the count is within the
+	// few places of its level's limit that the tenants under their share
+	// need to find one free (idle when they do not come), so one noisy
+	// tenant cannot take its level's whole share; a tenant that asks for
+	// less is refused only when every place is taken. The shares follow
+	// the last thousand requests or so.
 	// Tenants are told apart by a hash, in a bounded number of groups.
 	// Without Priority, all requests are of priority.Default. It must be
 	// cheap and must not allocate. Nil means no tenants.

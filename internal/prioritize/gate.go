@@ -15,10 +15,6 @@ const (
 	// window is how many samples make one estimate of the demand of each
 	// level, after which the reserves are computed anew.
 	window = 32
-	// fairSlack is how many slots below its cutoff a level starts to
-	// share between tenants in a Fair Gate: the slots that a tenant over
-	// its share leaves to the others, idle if they do not take them.
-	fairSlack = 2
 )
 
 // A Gate admits requests against a limit of requests in flight, with no
@@ -36,16 +32,18 @@ const (
 // windows. Until the first window closes nothing is reserved.
 //
 // A Fair Gate also shares each level between tenants (Node.Key's groups,
-// Buckets of them): when a request finds the count within fairSlack slots of
-// its level's cutoff and other tenants of its level are in flight, it is
-// refused if its tenant holds more than the level's average per tenant.
-// So a tenant that sends more than the others keeps what nobody else
-// wants, and gives up first what others want.
+// Buckets of them) by their demand, refused requests included: a tenant
+// that asks for more than its max-min fair share of its level is refused
+// while the count is within the few slots of its level's cutoff that the
+// tenants under their share need to find one free (see shares). So a
+// tenant that sends more than the others keeps what nobody else wants,
+// and gives up first what others want.
 //
-// The zero value is ready to use, not fair. A Gate is safe for concurrent use by
-// multiple goroutines. Nothing on the admission path allocates; the
-// reserves are computed on the path of one arrival in
-// sampleEvery × window, in time linear in the limit at most.
+// The zero value is ready to use, not fair. A Gate is safe for concurrent
+// use by multiple goroutines. Nothing on the admission path allocates; the
+// reserves are computed on the path of one arrival in sampleEvery ×
+// window, in time linear in the limit at most (and, for a Fair Gate, in
+// Buckets log Buckets).
 type Gate struct {
 	// Fair, set before the first TryAcquire, shares each level between
 	// tenants.
@@ -59,9 +57,11 @@ type Gate struct {
 	per [priority.NumLevels]levelCounts
 
 	// tenants[i][b] is how many requests of level i and key group b are
-	// in flight, active[i] how many groups of level i have any: Fair only.
+	// in flight, active[i] how many groups of level i have any, and
+	// shares their demand: Fair only.
 	tenants [priority.NumLevels][Buckets]atomic.Int64
 	active  [priority.NumLevels]atomic.Int64
+	shares  shares
 
 	mu      sync.Mutex
 	sum     [priority.NumLevels]int64   // in flight, summed over the samples of this window
@@ -87,6 +87,9 @@ type levelCounts struct {
 func (g *Gate) TryAcquire(c *inflight.Counter, limit int64, l priority.Level, key uint64) bool {
 	i := l.Index()
 	p := &g.per[i]
+	if g.Fair {
+		g.shares.arrivals[i][key%Buckets].Add(1)
+	}
 	if p.arrived.Add(1)%sampleEvery == 0 {
 		g.sample(limit)
 	}
@@ -105,20 +108,6 @@ func (g *Gate) TryAcquire(c *inflight.Counter, limit int64, l priority.Level, ke
 		g.active[i].Add(1)
 	}
 	return true
-}
-
-// overShare reports whether a request of level i and tenant key must give
-// way to other tenants of its level: the count is near the cutoff, and
-// its tenant holds more than the level's average per tenant in flight.
-func (g *Gate) overShare(c *inflight.Counter, cutoff int64, i int, key uint64) bool {
-	if c.Load() < cutoff-fairSlack {
-		return false
-	}
-	active := g.active[i].Load()
-	if active < 2 {
-		return false
-	}
-	return g.tenants[i][key%Buckets].Load()*active > g.per[i].inFlight.Load()
 }
 
 // Release ends a request of level l and tenant key admitted by TryAcquire.
@@ -162,24 +151,34 @@ func (g *Gate) sample(limit int64) {
 	if g.samples < window {
 		return
 	}
+	var mean [priority.NumLevels]float64
 	for i := range g.est {
-		mean := float64(g.sum[i]) / float64(g.samples)
-		e := g.est[i]
-		switch {
-		case mean >= e:
-			e = mean
-		case mean == 0 && e < 1.0/window:
-			e = 0 // fewer than one request in flight in a window: gone
-		default:
-			e -= (e - mean) / 4
-		}
-		g.est[i] = e
+		mean[i] = float64(g.sum[i]) / float64(g.samples)
+		g.est[i] = follow(g.est[i], mean[i])
 		g.sum[i] = 0
 	}
 	g.samples = 0
 	above := 0.0
 	for i := len(g.est) - 1; i >= 0; i-- {
-		g.reserved[i].Store(reserve(above, limit))
+		r := reserve(above, limit)
+		g.reserved[i].Store(r)
 		above += g.est[i]
+		if g.Fair {
+			g.share(i, mean[i], limit-r)
+		}
+	}
+}
+
+// follow returns estimate e moved to the mean of a window: at once to a
+// higher mean, by a quarter of the gap to a lower one, and to 0 from
+// below one request in flight in a window.
+func follow(e, mean float64) float64 {
+	switch {
+	case mean >= e:
+		return mean
+	case mean == 0 && e < 1.0/window:
+		return 0 // fewer than one request in flight in a window: gone
+	default:
+		return e - (e-mean)/4
 	}
 }

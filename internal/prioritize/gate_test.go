@@ -231,3 +231,37 @@ func TestGateFair(t *testing.T) {
 		t.Errorf("fair goodput %.3f of not fair, want >= 0.95", g)
 	}
 }
+
+// TestGateFairNoisyTenant: one tenant sends ten times as much as each of
+// three others, together twice the capacity: the quiet ones, each under a
+// quarter, are served as if alone but for a few percent, the noisy one
+// loses the rest, and the slots kept free for the quiet ones cost little
+// goodput. Tenants that all ask for the same are not told apart once the
+// Gate has seen them: the goodput is that of a plain limit (but for the
+// randomness of another sample path).
+func TestGateFairNoisyTenant(t *testing.T) {
+	const n = 100000
+	for _, limit := range []int64{20, 200} {
+		ld := mix(limit, 2, map[priority.Level]float64{priority.Sheddable: 1})
+		ld.tenants = []float64{10, 1, 1, 1}
+		fair := through(&Gate{Fair: true}, ld, n, 7)
+		plain := withoutPriorities(ld, n, 7)
+		for q := 1; q <= 3; q++ {
+			if r := fair.tenantRefusedShare(q); r > 0.05 {
+				t.Errorf("limit %d: quiet tenant %d refused %.4f, want <= 0.05 (not fair: %.4f)", limit, q, r, plain.tenantRefusedShare(q))
+			}
+		}
+		if r := fair.tenantRefusedShare(0); r < plain.tenantRefusedShare(0) {
+			t.Errorf("limit %d: noisy tenant refused %.4f, less than without fairness (%.4f)", limit, r, plain.tenantRefusedShare(0))
+		}
+		if g := float64(fair.goodput()) / float64(plain.goodput()); g < 0.8 {
+			t.Errorf("limit %d: goodput %.3f of not fair, want >= 0.8", limit, g)
+		}
+
+		ld.tenants = []float64{1, 1, 1, 1}
+		same := through(&Gate{Fair: true}, ld, n, 7)
+		if g := float64(same.goodput()) / float64(plain.goodput()); g < 0.99 {
+			t.Errorf("limit %d, equal tenants: goodput %.3f of not fair, want >= 0.99", limit, g)
+		}
+	}
+}

@@ -6,7 +6,14 @@ package prioritize
 const target = 2e-3
 
 // reserve returns how many of limit slots a level must leave free for the
-// levels above it, whose requests hold m slots on average.
+// levels above it, whose requests hold m slots on average: reserveFor
+// with the blocking target of the levels above.
+func reserve(m float64, limit int64) int64 { return reserveFor(m, limit, target) }
+
+// reserveFor returns how many of limit slots a class of requests must
+// leave free for another, whose requests hold m slots on average, so that
+// the other finds every slot taken for at most goal more of its requests
+// than with the whole limit to itself.
 //
 // It is trunk reservation, as telephone networks protect their priority
 // calls: the level below is admitted only while more than h slots are
@@ -18,19 +25,19 @@ const target = 2e-3
 //
 //	S(h) = sum over k in limit-h..limit of r(k), r(limit) = 1, r(k-1) = r(k)·k/m.
 //
-// reserve returns the least h for which the levels above are refused no
-// more than target plus what they would be refused with the whole limit
+// reserveFor returns the least h for which the levels above are refused
+// no more than goal plus what they would be refused with the whole limit
 // to themselves (Erlang's B, where h = limit): once they need about the
 // whole limit, the levels below get nothing. With m = 0 nothing is kept,
 // with m >= limit everything.
-func reserve(m float64, limit int64) int64 {
+func reserveFor(m float64, limit int64, goal float64) int64 {
 	if m <= 0 || limit <= 0 {
 		return 0
 	}
 	if m >= float64(limit) {
 		return limit
 	}
-	goal := erlangB(m, limit) + target
+	goal += erlangB(m, limit)
 	r, s := 1.0, 1.0
 	for h := int64(0); h < limit; h++ {
 		if 1/s <= goal {

@@ -25,7 +25,7 @@ type load struct {
 type outcome struct {
 	admitted, refused [priority.NumLevels]int
 	// per tenant, all levels together
-	tenantAdmitted, tenantRefused [4]int
+	tenantAdmitted, tenantRefused [8]int
 }
 
 func (o outcome) tenantRefusedShare(key int) float64 {
