@@ -5,7 +5,6 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -92,17 +91,6 @@ func testAdaptiveFindsWorkers(t *testing.T, via string) {
 			t.Error("QueueWait = 0 at twice the capacity")
 		}
 	})
-}
-
-func TestReserveP(t *testing.T) {
-	before := runtime.GOMAXPROCS(0)
-	defer runtime.GOMAXPROCS(before)
-	if got := concurrency.ReserveP(); got != before+1 {
-		t.Errorf("ReserveP() = %d, want %d", got, before+1)
-	}
-	if got := concurrency.ReserveP(); got != before+1 {
-		t.Errorf("second ReserveP() = %d, want %d: only the first call changes GOMAXPROCS", got, before+1)
-	}
 }
 
 // With the limit and the queue timeout left to the Limiter, a request
