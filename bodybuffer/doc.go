@@ -34,7 +34,8 @@
 //     net/http's own writers do;
 //   - request context canceled otherwise, its client still connected
 //     (the server's BaseContext, a middleware outside): 503 Service
-//     Unavailable with Retry-After: 1, never an answer from nobody;
+//     Unavailable with Retry-After: 1, never an answer from nobody, once
+//     the writer has had up to 50 ms to report a close;
 //   - body truncated or malformed (unexpected EOF, bad chunked framing,
 //     body shorter or longer than its Content-Length): 400 Bad Request;
 //   - a temporary file for a large body cannot be written: 500;

@@ -279,9 +279,10 @@ func New(o Options) *Limiter {
 // answer. Any other end is refused, since the client may still be
 // waiting: a passed deadline (context.DeadlineExceeded, as error or as
 // cause) as TimedOut, any other cancellation (the server's BaseContext, a
-// middleware outside, a writer that reports no close) as Canceled. A
-// request is never answered with net/http's implicit 200 for work that
-// did not run.
+// middleware outside, a writer that reports no close) as Canceled, once
+// the writer has had up to 50 ms to report a close (net/http reports it
+// just after it cancels the context). A request is never answered with
+// net/http's implicit 200 for work that did not run.
 //
 // With Options.Priority, the queue is ordered by level (see Options), and
 // a refusal also names the level refused in the header

@@ -33,7 +33,8 @@ import (
 
 // Grace is how long Client waits, after finding the context canceled, for
 // the writer to report the close: net/http cancels the context first and
-// signals CloseNotify just after, on HTTP/2 from another goroutine.
+// signals CloseNotify just after, on HTTP/2 from another goroutine. The
+// docs of concurrency and bodybuffer name its value.
 const Grace = 50 * time.Millisecond
 
 // Client reports whether the client of a request with context ctx, whose
